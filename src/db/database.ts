@@ -1,0 +1,159 @@
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaClient } from './generated/prisma/client.js';
+
+/** Runs one SQL statement with positional parameters and returns its rows. */
+export interface Sql {
+  /**
+   * @param name a stable statement name: PostgreSQL prepares it once per connection (hot path).
+   */
+  query<Row>(text: string, params: readonly unknown[], name?: string): Promise<Row[]>;
+}
+
+/**
+ * One open database: the Prisma client (GraphQL reads, CLI, admin writes) and a raw SQL runner on
+ * the same connections (the ingestion hot path: single-statement `INSERT … ON CONFLICT`).
+ */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly prisma: PrismaClient;
+  readonly sql: Sql;
+  /** The adapter factory the migration engine uses (src/db/migrate.ts). */
+  readonly adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /** Connection pool state for /metrics (PostgreSQL only). */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent, embedded PGlite is used. */
+  url?: string;
+  /** PGlite data directory; `memory://` keeps it in memory (tests). */
+  dataDir: string;
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+/** Opens PostgreSQL when a URL is given, else the embedded PGlite database under `dataDir`. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client that loses its connection emits 'error'; without a listener the process would exit.
+  pool.on('error', () => {});
+  const adapterFactory = new ScriptSafePg(pool);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: 'postgres',
+    prisma,
+    adapterFactory,
+    sql: {
+      async query<Row>(text: string, params: readonly unknown[], name?: string) {
+        const result = await pool.query({ text, values: params as unknown[], name });
+        return result.rows as Row[];
+      },
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * adapter-pg runs a migration script by splitting it on ';', which breaks function bodies
+ * (`$$ … ; … $$`) and is not atomic. Send the whole script at once instead: PostgreSQL runs a
+ * multi-statement simple query as one implicit transaction.
+ */
+class ScriptSafePg extends PrismaPg {
+  constructor(private readonly pool: pg.Pool) {
+    super(pool);
+  }
+  override async connect() {
+    const adapter = await super.connect();
+    adapter.executeScript = async (script: string) => {
+      await this.pool.query(script);
+    };
+    return adapter;
+  }
+}
+
+/** Raised when another process holds the embedded database. */
+export class DatabaseInUseError extends Error {
+  override readonly name = 'DatabaseInUseError';
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * PGlite admits one process at a time and does not guard its directory itself: a lock file with the
+ * owner's pid does (a lock left by a dead process is taken over).
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, 'tms-ingest.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8'));
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new DatabaseInUseError(
+          `The embedded database in ${dataDir} is in use by process ${owner} (is the server running?). Stop it and try again.`,
+        );
+      }
+      rmSync(path, { force: true });
+    }
+  }
+  throw new DatabaseInUseError(`Could not lock the embedded database in ${dataDir}.`);
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const inMemory = dataDir.startsWith('memory://');
+  let unlock = () => {};
+  if (!inMemory) {
+    mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
+  }
+  const pglite = await PGlite.create(dataDir).catch((error) => {
+    unlock();
+    throw error;
+  });
+  const adapterFactory = new PrismaPGlite(pglite);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: 'pglite',
+    prisma,
+    adapterFactory,
+    sql: {
+      async query<Row>(text: string, params: readonly unknown[]) {
+        const result = await pglite.query<Row>(text, params as unknown[]);
+        return result.rows;
+      },
+    },
+    poolStats: () => null,
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+      unlock();
+    },
+  };
+}

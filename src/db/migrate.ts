@@ -1,0 +1,108 @@
+/**
+ * Applies prisma/migrations with Prisma's WebAssembly schema engine (the native engine cannot be
+ * downloaded here; see README "Database"). Records them in `_prisma_migrations`, exactly as
+ * `prisma migrate deploy` does, so the Prisma CLI keeps working on the same database.
+ *
+ * As a script (`npm run db:migrate`): applies pending migrations to DATABASE_URL (or DATA_DIR).
+ * With `--create <name>`: writes a new migration from the difference between the migrations and
+ * prisma/schema.prisma (computed on a throwaway in-memory database).
+ */
+import { readdirSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const migrationsDir = join(root, 'prisma/migrations');
+const schemaPath = join(root, 'prisma/schema.prisma');
+
+type EngineModule = typeof import('@prisma/schema-engine-wasm');
+let engineModule: Promise<EngineModule> | undefined;
+
+/** Instantiates the WebAssembly module once per process (its glue keeps views of the memory). */
+function loadEngineModule(): Promise<EngineModule> {
+  engineModule ??= (async () => {
+    // Node cannot import a .wasm module, so instantiate it with the glue module's imports ourselves.
+    const require = createRequire(import.meta.url);
+    const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
+    const glue = await import(pathToFileURL(gluePath).href);
+    const bytes = readFileSync(join(dirname(gluePath), 'schema_engine_bg.wasm'));
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
+    glue.__wbg_set_wasm(instance.exports);
+    (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
+    return glue as EngineModule;
+  })();
+  return engineModule;
+}
+
+async function loadEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {
+  const { SchemaEngine } = await loadEngineModule();
+  const datamodel = readFileSync(schemaPath, 'utf8');
+  return SchemaEngine.new(
+    { datamodels: [[schemaPath, datamodel]] },
+    () => {},
+    bindMigrationAwareSqlAdapterFactory(adapterFactory),
+  );
+}
+
+function listMigrations(): MigrationList {
+  const dirs = existsSync(migrationsDir)
+    ? readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    : [];
+  const lockPath = join(migrationsDir, 'migration_lock.toml');
+  return {
+    baseDir: migrationsDir,
+    lockfile: { path: 'migration_lock.toml', content: existsSync(lockPath) ? readFileSync(lockPath, 'utf8') : null },
+    shadowDbInitScript: '',
+    migrationDirectories: dirs.map((name) => ({
+      path: name,
+      migrationFile: {
+        path: 'migration.sql',
+        content: { tag: 'ok', value: readFileSync(join(migrationsDir, name, 'migration.sql'), 'utf8') },
+      },
+    })),
+  };
+}
+
+const noFilters = { externalTables: [], externalEnums: [] };
+
+/** Applies every pending migration; returns the names of those just applied. */
+export async function migrate(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {
+  const engine = await loadEngine(adapterFactory);
+  const { appliedMigrationNames } = await engine.applyMigrations({
+    migrationsList: listMigrations(),
+    filters: noFilters,
+  });
+  return appliedMigrationNames;
+}
+
+/** Writes prisma/migrations/<timestamp>_<name>/migration.sql for what the schema adds; null when nothing. */
+export async function createMigration(name: string): Promise<string | null> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PrismaPGlite } = await import('pglite-prisma-adapter');
+  const scratch = new PGlite('memory://');
+  try {
+    const engine = await loadEngine(new PrismaPGlite(scratch));
+    const migrations = listMigrations();
+    const { stdout } = await engine.diff({
+      from: migrations.migrationDirectories.length ? { tag: 'migrations', ...migrations } : { tag: 'empty' },
+      to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] },
+      script: true,
+      exitCode: null,
+      filters: noFilters,
+    });
+    if (!stdout || !/\b(CREATE|ALTER|DROP)\b/.test(stdout)) return null;
+    const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+    const dir = join(migrationsDir, `${stamp}_${name.replace(/\W+/g, '_')}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'migration.sql'), stdout);
+    const lockPath = join(migrationsDir, 'migration_lock.toml');
+    if (!existsSync(lockPath)) writeFileSync(lockPath, 'provider = "postgresql"\n');
+    return dir;
+  } finally {
+    await scratch.close();
+  }
+}
