@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { permalinkField, text } from '../shared/fields.js';
+import { defineRecord } from '../shared/record.js';
+
+/** CarrierUpsert (api-contract.md B). Unknown keys pass through and are kept in `extra`. */
+export const CarrierUpsert = z
+  .looseObject({
+    native_system_carrier_permalink: permalinkField('Unique key of the carrier, `<carrier id>-<company_permalink>`.'),
+    native_system_carrier_id: text(100, 'required', 'The TMS id of the carrier.'),
+    company_permalink: text(100, 'optional', 'The tenant slug.'),
+    carrier_name: text(250, 'recommended', 'Carrier name; shown and searchable.'),
+    mc_number: text(50, 'recommended', 'FMCSA MC number; searchable.'),
+    dot_number: text(50, 'recommended', 'USDOT number; searchable.'),
+    scac: text(10, 'optional', 'Standard Carrier Alpha Code.'),
+    email: text(250, 'optional', 'Dispatch email.'),
+    phone: text(50, 'optional', 'Dispatch phone.'),
+  })
+  .meta({ id: 'CarrierUpsert', description: 'One carrier, upserted by `native_system_carrier_permalink`.' });
+export type CarrierUpsert = z.infer<typeof CarrierUpsert>;
+
+export const carrierRecord = defineRecord({
+  kind: 'carrier',
+  label: 'Carrier',
+  table: 'carriers',
+  body: CarrierUpsert,
+  permalinkField: 'native_system_carrier_permalink',
+  columns: {
+    native_system_carrier_id: { column: 'tms_id', type: 'text' },
+    company_permalink: { column: 'company_permalink', type: 'text' },
+    carrier_name: { column: 'name', type: 'text' },
+    mc_number: { column: 'mc_number', type: 'text' },
+    dot_number: { column: 'dot_number', type: 'text' },
+    scac: { column: 'scac', type: 'text' },
+    email: { column: 'email', type: 'text' },
+    phone: { column: 'phone', type: 'text' },
+  },
+  parents: [],
+});

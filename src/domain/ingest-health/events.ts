@@ -1,0 +1,66 @@
+/**
+ * What the ingestion paths report to ingest-health accounting (api-contract.md, "Ingest health"):
+ * one event per ingestion request, accepted or rejected.
+ */
+import type { ErrorCode } from '../../errors.js';
+import type { UpsertStatus } from '../shared/outcome.js';
+import type { RecordKind } from '../shared/record.js';
+
+export const ingestSources = ['pull', 'webhook', 'unspecified'] as const;
+export type IngestSourceName = (typeof ingestSources)[number];
+
+export const ingestOutcomes = ['processed', 'skipped', 'duplicate', 'rejected'] as const;
+export type IngestOutcome = UpsertStatus | 'rejected';
+
+export interface IngestEvent {
+  tenantId: string;
+  source: IngestSourceName;
+  kind: RecordKind;
+  outcome: IngestOutcome;
+  at: Date;
+  /** For rejections: the error code, the first offending field and the record's permalink when known. */
+  rejection?: { code: ErrorCode; message: string; field?: string; permalink?: string };
+}
+
+/** Receives every ingestion event; must not block the request (aggregate in memory, flush later). */
+export interface IngestRecorder {
+  record(event: IngestEvent): void;
+  /** Writes what is aggregated so far. */
+  flush(): Promise<void>;
+  /** Stops the flush timer and writes what is left. */
+  close(): Promise<void>;
+}
+
+/** Parses the `Service-Ingest-Source` header: absent → `unspecified`; anything but pull/webhook → null. */
+export function parseIngestSource(header: string | null): IngestSourceName | null {
+  if (header === null) return 'unspecified';
+  const value = header.trim().toLowerCase();
+  return value === 'pull' || value === 'webhook' ? value : null;
+}
+
+/** One record's result as ingest accounting sees it. */
+export interface ReportedResult {
+  outcome: IngestOutcome;
+  permalink?: string;
+  error?: { code: ErrorCode; message: string; details?: { field: string }[] };
+}
+
+/**
+ * Reports the results of one ingestion request (REST route or GraphQL mutation) to the recorder:
+ * one event per record, rejections with their code, first field and permalink.
+ */
+export function reportIngest(
+  recorder: IngestRecorder,
+  request: { tenantId: string; source: IngestSourceName; kind: RecordKind; at: Date },
+  results: readonly ReportedResult[],
+): void {
+  for (const r of results) {
+    recorder.record({
+      ...request,
+      outcome: r.outcome,
+      ...(r.error
+        ? { rejection: { code: r.error.code, message: r.error.message, field: r.error.details?.[0]?.field, permalink: r.permalink } }
+        : {}),
+    });
+  }
+}

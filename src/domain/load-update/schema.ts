@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { dateTime, number, oneOf, permalinkField, text } from '../shared/fields.js';
+import { defineRecord } from '../shared/record.js';
+
+const fields = z.looseObject({
+  native_system_load_update_permalink: permalinkField('Unique key of the update, `<update id>-<company_permalink>`.'),
+  native_system_load_permalink: text(100, 'required', 'Parent load, `<load id>-<company_permalink>` (must exist).'),
+  update_type: oneOf(['check_call', 'gps_ping', 'status_remark'], 'required', 'Kind of update: `check_call`, `gps_ping` or `status_remark`.'),
+  occurred_at: dateTime('required', 'When it happened in the field (ISO 8601).'),
+  company_permalink: text(100, 'optional', 'The tenant slug.'),
+  native_system_load_leg_permalink: text(100, 'optional', 'Leg it concerns (must exist if given).'),
+  native_system_load_status: text(100, 'recommended', 'Status reported with the update (mapped to a phase).'),
+  latitude: number(-90, 90, 'recommended', 'Reported latitude; required (non-null) for `gps_ping`.'),
+  longitude: number(-180, 180, 'recommended', 'Reported longitude; required (non-null) for `gps_ping`.'),
+  city: text(100, 'recommended', 'Reported city.'),
+  state: text(100, 'recommended', 'Reported state or province.'),
+  country: text(100, 'recommended', 'Reported country.'),
+  eta: dateTime('recommended', 'Estimated arrival at the next stop (ISO 8601).'),
+  message: text(2000, 'optional', 'Remark text.'),
+  source: text(100, 'optional', 'Who reported it (driver app, ELD, dispatcher…).'),
+});
+
+/** LoadUpdateCreate (api-contract.md B): append-only. */
+export const LoadUpdateCreate = fields
+  .superRefine((update, ctx) => {
+    if (update.update_type !== 'gps_ping') return;
+    for (const field of ['latitude', 'longitude'] as const) {
+      if (update[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: 'is required for a gps_ping' });
+    }
+  })
+  .meta({ id: 'LoadUpdateCreate', description: 'One check call, GPS ping or status remark; append-only by `native_system_load_update_permalink`.' });
+export type LoadUpdateCreate = z.infer<typeof LoadUpdateCreate>;
+
+export const loadUpdateRecord = defineRecord({
+  kind: 'load_update',
+  label: 'Load update',
+  table: 'load_updates',
+  body: LoadUpdateCreate,
+  permalinkField: 'native_system_load_update_permalink',
+  appendOnly: true,
+  phaseFrom: 'native_system_load_status',
+  columns: {
+    update_type: { column: 'type', type: '"LoadUpdateType"' },
+    occurred_at: { column: 'occurred_at', type: 'timestamptz' },
+    company_permalink: { column: 'company_permalink', type: 'text' },
+    native_system_load_status: { column: 'status', type: 'text' },
+    latitude: { column: 'latitude', type: 'float8' },
+    longitude: { column: 'longitude', type: 'float8' },
+    city: { column: 'city', type: 'text' },
+    state: { column: 'state', type: 'text' },
+    country: { column: 'country', type: 'text' },
+    eta: { column: 'eta', type: 'timestamptz' },
+    message: { column: 'message', type: 'text' },
+    source: { column: 'source', type: 'text' },
+  },
+  parents: [
+    { field: 'native_system_load_permalink', idField: 'native_system_load_id', table: 'loads', column: 'load_id', required: true },
+    { field: 'native_system_load_leg_permalink', idField: 'native_system_load_leg_id', table: 'load_legs', column: 'leg_id', required: false },
+  ],
+});

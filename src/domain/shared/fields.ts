@@ -1,0 +1,80 @@
+/**
+ * zod building blocks for the contract's field tables. Every body schema is built from these, so
+ * REST validation, GraphQL inputs and the OpenAPI document share one definition of each field:
+ * type, max length, nullability and importance (`x-service-importance`).
+ */
+import { z } from 'zod';
+
+export type Importance = 'required' | 'recommended' | 'optional';
+
+/** The contract's field metadata, read by the OpenAPI and GraphQL derivations. */
+export interface FieldMeta {
+  [key: string]: unknown;
+  'x-service-importance': Importance;
+  description: string;
+}
+
+const meta = (importance: Importance, description: string): FieldMeta => ({
+  'x-service-importance': importance,
+  description: `${importance[0]!.toUpperCase()}${importance.slice(1)}. ${description}`,
+});
+
+/**
+ * Presence follows importance: a `required` field must be present (null allowed unless the field is
+ * non-nullable); `recommended` and `optional` fields may be left out.
+ */
+function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string) {
+  const nullable = schema.nullable();
+  return (importance === 'required' ? nullable : nullable.optional()).meta(meta(importance, description));
+}
+
+/** A string that is never null: the record's own permalink (schema-required). */
+export const permalinkField = (description: string) =>
+  z.string().min(1).max(100).meta(meta('required', description));
+
+/** A nullable string with the contract's max length. */
+export const text = (max: number, importance: Importance, description: string) =>
+  presence(z.string().max(max), importance, description);
+
+/** A nullable integer ≥ 1 (sequences). */
+export const position = (importance: Importance, description: string) =>
+  presence(z.int().min(1).max(2_147_483_647), importance, description);
+
+/** A nullable number within a range (coordinates). */
+export const number = (min: number, max: number, importance: Importance, description: string) =>
+  presence(z.number().min(min).max(max), importance, description);
+
+/** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
+export const dateTime = (importance: Importance, description: string) =>
+  presence(z.iso.datetime({ offset: true }), importance, description);
+
+/** A nullable value from a fixed list. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, importance: Importance, description: string) =>
+  presence(z.enum(values), importance, description);
+
+const validZones = new Map<string, boolean>();
+/** True for an IANA time zone name the runtime knows (cached: the check builds a formatter). */
+export function isTimeZone(name: string): boolean {
+  let valid = validZones.get(name);
+  if (valid === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: name });
+      valid = name.length > 0;
+    } catch {
+      valid = false;
+    }
+    if (validZones.size < 10_000) validZones.set(name, valid);
+  }
+  return valid;
+}
+
+/** A nullable IANA time zone name. */
+export const timeZone = (importance: Importance, description: string) =>
+  presence(
+    z.string().max(64).refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago' }),
+    importance,
+    description,
+  );
+
+/** The fields of a body schema (the shape, for derivations). */
+export type BodyShape = Record<string, z.ZodType>;

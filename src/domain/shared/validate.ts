@@ -1,0 +1,102 @@
+/**
+ * Turns an untrusted body into a record ready to write, applying every field rule of the contract
+ * at once: the zod schema (presence, types, max lengths), the tenant rules (`company_permalink` must
+ * be the key's tenant → 403; every permalink must end with `-<tenant slug>` → 400) and the
+ * `sync_run_time` clock-skew rule. All offending fields are reported together.
+ */
+import type { z } from 'zod';
+import { AppError, validationFailed, type FieldIssue } from '../../errors.js';
+import type { RecordSpec } from './record.js';
+import type { TenantRef } from './tenant-ref.js';
+
+/** `sync_run_time` more than this far ahead of the service clock is rejected. */
+export const maxClockSkewMs = 5 * 60 * 1000;
+
+export interface ValidRecord {
+  body: Record<string, unknown>;
+  /** Fields beyond the contract, kept verbatim. */
+  extra: Record<string, unknown>;
+}
+
+export type Validation = { ok: true; record: ValidRecord } | { ok: false; issues: FieldIssue[] };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): FieldIssue {
+  const field = issue.path.map(String).join('.');
+  const [key] = issue.path;
+  if (issue.code === 'invalid_type' && typeof key === 'string' && !(key in input)) {
+    return { field, issue: 'is required (send null when unknown)' };
+  }
+  if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
+    return { field, issue: `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`} or null` };
+  }
+  if (issue.code === 'too_big' && issue.origin === 'string') return { field, issue: `must be at most ${issue.maximum} characters` };
+  if (issue.code === 'invalid_format' && issue.format === 'datetime') {
+    return { field, issue: 'must be an ISO 8601 date-time with a zone, e.g. 2026-05-01T14:00:00Z' };
+  }
+  return { field, issue: issue.message };
+}
+
+/** The permalink fields of a spec: its own, its parents' and any other `*_permalink` field but the tenant slug. */
+export function permalinkFields(spec: RecordSpec): string[] {
+  const shape = (spec.body as unknown as z.ZodObject).shape;
+  return Object.keys(shape).filter((f) => f.endsWith('_permalink') && f !== 'company_permalink');
+}
+
+/** Issue for a permalink that is not `<id>-<tenant slug>`, or null when it is. */
+export function permalinkIssue(field: string, value: string, slug: string): FieldIssue | null {
+  const suffix = `-${slug}`;
+  if (value.length > suffix.length && value.endsWith(suffix)) return null;
+  return { field, issue: `must be <id>-${slug}: a TMS id, a hyphen, then the tenant slug` };
+}
+
+/** Issue for a `sync_run_time` too far in the future, or null. */
+export function syncRunTimeIssue(syncRunTime: Date | null | undefined, now: Date): FieldIssue | null {
+  if (!syncRunTime || syncRunTime.getTime() - now.getTime() <= maxClockSkewMs) return null;
+  return { field: 'sync_run_time', issue: 'is more than 5 minutes ahead of the service clock' };
+}
+
+/** Compiles the validator of one record kind (field lists are computed once). */
+export function createValidator(spec: RecordSpec) {
+  const permalinks = permalinkFields(spec);
+  const known = new Set(Object.keys((spec.body as unknown as z.ZodObject).shape));
+
+  return function validateRecord(
+    tenant: TenantRef,
+    input: unknown,
+    options: { syncRunTime?: Date | null; now: Date },
+  ): Validation {
+    if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }] };
+    const company = input.company_permalink;
+    if (typeof company === 'string' && company !== tenant.slug) {
+      throw new AppError('tenant_mismatch', `company_permalink "${company}" is not the tenant of this API key.`, [
+        { field: 'company_permalink', issue: `must be ${tenant.slug}, the tenant of this API key` },
+      ]);
+    }
+    const issues: FieldIssue[] = [];
+    const parsed = spec.body.safeParse(input);
+    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => describeIssue(i, input)));
+    for (const field of permalinks) {
+      const value = input[field];
+      if (typeof value !== 'string') continue;
+      const issue = permalinkIssue(field, value, tenant.slug);
+      if (issue) issues.push(issue);
+    }
+    const skew = syncRunTimeIssue(options.syncRunTime, options.now);
+    if (skew) issues.push(skew);
+    if (issues.length) return { ok: false, issues };
+
+    const body = parsed.data as Record<string, unknown>;
+    const extra: Record<string, unknown> = {};
+    for (const key of Object.keys(input)) if (!known.has(key)) extra[key] = input[key];
+    return { ok: true, record: { body, extra } };
+  };
+}
+
+/** Throws the 400 for a failed validation. */
+export function assertValid(result: Validation): ValidRecord {
+  if (!result.ok) throw validationFailed(result.issues);
+  return result.record;
+}

@@ -1,0 +1,61 @@
+/**
+ * The tenant's status mapping: TMS status text (compared trimmed and case-insensitively) → phase.
+ * Changing it re-phases the tenant's stored loads and load updates in the same transaction; the
+ * database trigger on `loads.phase` records each phase change.
+ */
+import { AppError } from '../../errors.js';
+import type { Database } from '../../db/database.js';
+import type { Phase } from '../../db/generated/prisma/enums.js';
+import { Phase as Phases } from '../../db/generated/prisma/enums.js';
+
+export const phases = Object.values(Phases) as Phase[];
+
+/** The comparison key of a status: trimmed, lower case. */
+export const statusKey = (status: string) => status.trim().toLowerCase();
+
+function requireStatus(status: string) {
+  const key = statusKey(status);
+  if (!key || key.length > 100) {
+    throw new AppError('validation_failed', 'A status must have 1 to 100 characters.', [{ field: 'status', issue: 'must have 1 to 100 characters' }]);
+  }
+  return key;
+}
+
+export async function listStatusMappings(db: Database, tenantId: string) {
+  return db.prisma.statusMapping.findMany({ where: { tenantId }, orderBy: { statusKey: 'asc' } });
+}
+
+/** Re-phases every load and load update of the tenant whose status has the given key. */
+async function rephase(tx: Pick<Database['prisma'], '$executeRaw'>, tenantId: string, key: string, phase: Phase, now: Date) {
+  await tx.$executeRaw`UPDATE loads SET phase = ${phase}::"Phase", changed_at = ${now}
+    WHERE tenant_id = ${tenantId}::uuid AND lower(btrim(status)) = ${key} AND phase <> ${phase}::"Phase"`;
+  await tx.$executeRaw`UPDATE load_updates SET phase = ${phase}::"Phase"
+    WHERE tenant_id = ${tenantId}::uuid AND lower(btrim(status)) = ${key} AND phase IS DISTINCT FROM ${phase}::"Phase"`;
+}
+
+/** Maps a TMS status to a phase (creating or replacing the mapping) and re-phases stored records. */
+export async function setStatusMapping(db: Database, tenantId: string, status: string, phase: Phase, now = new Date()) {
+  const key = requireStatus(status);
+  if (!phases.includes(phase)) {
+    throw new AppError('validation_failed', `Unknown phase ${phase}.`, [{ field: 'phase', issue: `must be one of ${phases.join(', ')}` }]);
+  }
+  return db.prisma.$transaction(async (tx) => {
+    const mapping = await tx.statusMapping.upsert({
+      where: { tenantId_statusKey: { tenantId, statusKey: key } },
+      create: { tenantId, status: status.trim(), statusKey: key, phase, updatedAt: now },
+      update: { status: status.trim(), phase, updatedAt: now },
+    });
+    await rephase(tx, tenantId, key, phase, now);
+    return mapping;
+  });
+}
+
+/** Removes a mapping; loads with that status become UNMAPPED. Returns false when there was none. */
+export async function removeStatusMapping(db: Database, tenantId: string, status: string, now = new Date()): Promise<boolean> {
+  const key = requireStatus(status);
+  return db.prisma.$transaction(async (tx) => {
+    const { count } = await tx.statusMapping.deleteMany({ where: { tenantId, statusKey: key } });
+    if (count) await rephase(tx, tenantId, key, 'UNMAPPED', now);
+    return count > 0;
+  });
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { dateTime, number, oneOf, permalinkField, position, text, timeZone } from '../shared/fields.js';
+import { defineRecord } from '../shared/record.js';
+
+const fields = z.looseObject({
+  native_system_stop_permalink: permalinkField('Unique key of the stop, `<stop id>-<company_permalink>`.'),
+  native_system_stop_id: text(100, 'required', 'The TMS id of the stop.'),
+  native_system_load_leg_permalink: text(100, 'required', 'Parent leg, `<leg id>-<company_permalink>` (must exist).'),
+  stop_sequence: position('required', 'Position of the stop within the leg (1-based).'),
+  stop_type: oneOf(['pickup', 'delivery'], 'required', 'Kind of stop: `pickup` or `delivery`.'),
+  company_permalink: text(100, 'optional', 'The tenant slug.'),
+  location_name: text(250, 'recommended', 'Facility name.'),
+  address_line1: text(250, 'recommended', 'Street address, first line.'),
+  address_line2: text(250, 'recommended', 'Street address, second line.'),
+  city: text(100, 'recommended', 'City.'),
+  state: text(100, 'recommended', 'State or province.'),
+  postal_code: text(100, 'recommended', 'Postal code.'),
+  country: text(100, 'recommended', 'Country.'),
+  latitude: number(-90, 90, 'optional', 'Latitude, −90 to 90.'),
+  longitude: number(-180, 180, 'optional', 'Longitude, −180 to 180.'),
+  timezone: timeZone('optional', 'Facility time zone (IANA name, for example America/Chicago).'),
+  appointment_start: dateTime('recommended', 'Start of the appointment window (ISO 8601).'),
+  appointment_end: dateTime('recommended', 'End of the appointment window (ISO 8601); not before `appointment_start`.'),
+  arrived_at: dateTime('recommended', 'Actual arrival (ISO 8601).'),
+  departed_at: dateTime('recommended', 'Actual departure (ISO 8601); not before `arrived_at`.'),
+  reference_number: text(1000, 'recommended', 'Stop reference; searchable.'),
+  native_system_stop_status: text(100, 'optional', 'Stop status as the TMS names it.'),
+});
+
+/** A later time field must not precede its earlier one; the issue names the later field. */
+const ordered = [
+  ['appointment_start', 'appointment_end'],
+  ['arrived_at', 'departed_at'],
+] as const;
+
+/** StopUpsert (api-contract.md B). */
+export const StopUpsert = fields
+  .superRefine((stop, ctx) => {
+    for (const [earlier, later] of ordered) {
+      const a = stop[earlier];
+      const b = stop[later];
+      if (a && b && Date.parse(b) < Date.parse(a)) {
+        ctx.addIssue({ code: 'custom', path: [later], message: `must not be before ${earlier}` });
+      }
+    }
+  })
+  .meta({ id: 'StopUpsert', description: 'One pickup or delivery on a leg, upserted by `native_system_stop_permalink`.' });
+export type StopUpsert = z.infer<typeof StopUpsert>;
+
+export const stopRecord = defineRecord({
+  kind: 'stop',
+  label: 'Stop',
+  table: 'stops',
+  body: StopUpsert,
+  permalinkField: 'native_system_stop_permalink',
+  columns: {
+    native_system_stop_id: { column: 'tms_id', type: 'text' },
+    stop_sequence: { column: 'sequence', type: 'int' },
+    stop_type: { column: 'type', type: '"StopType"' },
+    company_permalink: { column: 'company_permalink', type: 'text' },
+    location_name: { column: 'location_name', type: 'text' },
+    address_line1: { column: 'address_line1', type: 'text' },
+    address_line2: { column: 'address_line2', type: 'text' },
+    city: { column: 'city', type: 'text' },
+    state: { column: 'state', type: 'text' },
+    postal_code: { column: 'postal_code', type: 'text' },
+    country: { column: 'country', type: 'text' },
+    latitude: { column: 'latitude', type: 'float8' },
+    longitude: { column: 'longitude', type: 'float8' },
+    timezone: { column: 'timezone', type: 'text' },
+    appointment_start: { column: 'appointment_start', type: 'timestamptz' },
+    appointment_end: { column: 'appointment_end', type: 'timestamptz' },
+    arrived_at: { column: 'arrived_at', type: 'timestamptz' },
+    departed_at: { column: 'departed_at', type: 'timestamptz' },
+    reference_number: { column: 'reference_number', type: 'text' },
+    native_system_stop_status: { column: 'status', type: 'text' },
+  },
+  parents: [
+    { field: 'native_system_load_leg_permalink', idField: 'native_system_load_leg_id', table: 'load_legs', column: 'leg_id', required: true },
+  ],
+});

@@ -1,0 +1,110 @@
+/**
+ * Tenants and their API keys (api-contract.md D). A key is 32 random bytes, shown once; only its
+ * SHA-256 hash is stored, so a database leak does not leak keys.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError } from '../../errors.js';
+import type { Database } from '../../db/database.js';
+import type { TenantRef } from '../shared/tenant-ref.js';
+
+/** Slugs are the suffix of every permalink: lowercase letters, digits and inner hyphens. */
+export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
+
+export const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+
+function newApiKey() {
+  const apiKey = `tms_${randomBytes(32).toString('base64url')}`;
+  return { apiKey, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12) };
+}
+
+const tenantRef = (t: { id: string; slug: string; name: string; tmsUrlTemplate: string | null }): TenantRef => ({
+  id: t.id,
+  slug: t.slug,
+  name: t.name,
+  tmsUrlTemplate: t.tmsUrlTemplate,
+});
+
+export interface CreateTenantInput {
+  slug: string;
+  name: string;
+  tmsUrlTemplate?: string | null;
+}
+
+/** Creates a tenant with its first API key; the key is returned once and never stored. */
+export async function createTenant(db: Database, input: CreateTenantInput): Promise<{ tenant: TenantRef; apiKey: string }> {
+  if (!slugPattern.test(input.slug)) {
+    throw new AppError('validation_failed', `Invalid slug "${input.slug}": use lowercase letters, digits and inner hyphens.`, [
+      { field: 'slug', issue: 'must match ^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$ (at most 100 characters)' },
+    ]);
+  }
+  if (input.tmsUrlTemplate != null && !input.tmsUrlTemplate.includes('{key}')) {
+    throw new AppError('validation_failed', 'The TMS URL template must contain {key}.', [
+      { field: 'tmsUrlTemplate', issue: 'must contain {key}' },
+    ]);
+  }
+  const key = newApiKey();
+  const existing = await db.prisma.tenant.findUnique({ where: { slug: input.slug }, select: { id: true } });
+  if (existing) {
+    throw new AppError('validation_failed', `Tenant "${input.slug}" already exists.`, [{ field: 'slug', issue: 'is taken' }]);
+  }
+  const tenant = await db.prisma.tenant.create({
+    data: {
+      slug: input.slug,
+      name: input.name,
+      tmsUrlTemplate: input.tmsUrlTemplate ?? null,
+      apiKeys: { create: { hash: key.hash, prefix: key.prefix } },
+    },
+  });
+  return { tenant: tenantRef(tenant), apiKey: key.apiKey };
+}
+
+async function requireTenant(db: Database, slug: string) {
+  const tenant = await db.prisma.tenant.findUnique({ where: { slug } });
+  if (!tenant) throw new AppError('not_found', `No tenant "${slug}".`);
+  return tenant;
+}
+
+/** Revokes every active key of the tenant and issues a new one (returned once). */
+export async function rotateApiKey(db: Database, slug: string, now = new Date()): Promise<{ tenant: TenantRef; apiKey: string }> {
+  const tenant = await requireTenant(db, slug);
+  const key = newApiKey();
+  await db.prisma.$transaction([
+    db.prisma.apiKey.updateMany({ where: { tenantId: tenant.id, revokedAt: null }, data: { revokedAt: now } }),
+    db.prisma.apiKey.create({ data: { tenantId: tenant.id, hash: key.hash, prefix: key.prefix } }),
+  ]);
+  return { tenant: tenantRef(tenant), apiKey: key.apiKey };
+}
+
+/** Revokes every active key of the tenant; returns how many were revoked. */
+export async function revokeApiKeys(db: Database, slug: string, now = new Date()): Promise<number> {
+  const tenant = await requireTenant(db, slug);
+  const { count } = await db.prisma.apiKey.updateMany({ where: { tenantId: tenant.id, revokedAt: null }, data: { revokedAt: now } });
+  return count;
+}
+
+/** The tenant an active API key belongs to, or null. */
+export async function findTenantByApiKey(db: Database, apiKey: string): Promise<TenantRef | null> {
+  const key = await db.prisma.apiKey.findUnique({
+    where: { hash: hashApiKey(apiKey) },
+    select: { revokedAt: true, tenant: true },
+  });
+  return key && !key.revokedAt ? tenantRef(key.tenant) : null;
+}
+
+export async function findTenantBySlug(db: Database, slug: string): Promise<TenantRef | null> {
+  const tenant = await db.prisma.tenant.findUnique({ where: { slug } });
+  return tenant ? tenantRef(tenant) : null;
+}
+
+/** Every tenant with its count of active keys, for `tenant list` and the admin `tenants` query. */
+export async function listTenants(db: Database) {
+  const tenants = await db.prisma.tenant.findMany({
+    orderBy: { slug: 'asc' },
+    include: { _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
+  });
+  return tenants.map((t) => ({ ...tenantRef(t), createdAt: t.createdAt, activeKeys: t._count.apiKeys }));
+}
+
+export async function countTenants(db: Database): Promise<number> {
+  return db.prisma.tenant.count();
+}

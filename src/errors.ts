@@ -1,0 +1,74 @@
+/** The contract's error catalog: code → HTTP status (api-contract.md, "Errors"). */
+export const errorStatus = {
+  invalid_json: 400,
+  validation_failed: 400,
+  unauthenticated: 401,
+  tenant_mismatch: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  parent_not_found: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorStatus;
+export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+
+/** One offending field of a rejected request. */
+export interface FieldIssue {
+  field: string;
+  issue: string;
+}
+
+/** An error the contract names. Thrown by domain code; turned into JSON or GraphQL at the edge. */
+export class AppError extends Error {
+  override readonly name = 'AppError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: FieldIssue[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+
+  /** The JSON body every non-200 REST answer carries. */
+  toBody() {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+/** 400 validation_failed with every offending field. */
+export function validationFailed(details: FieldIssue[]): AppError {
+  const fields = details.map((d) => d.field).join(', ');
+  return new AppError('validation_failed', `The request is invalid: ${fields}.`, details);
+}
+
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08000', '08001', '08003', '08006', 'P1001', 'P1002', 'P1017', 'P2024']);
+
+/** True for errors that mean the database cannot be reached (→ 503 unavailable). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && unavailableCodes.has(code)) return true;
+    if (typeof message === 'string' && /connection terminated|Connection terminated|ECONNREFUSED|timeout exceeded when trying to connect|PGlite is closed|database is closed/i.test(message)) return true;
+    e = cause;
+  }
+  return false;
+}
+
+/** Maps anything thrown to a contract error: AppError as is, database outages to 503, else 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('unavailable', 'The database is unreachable; retry shortly.', undefined, { 'Retry-After': '5' });
+  }
+  return new AppError('internal', 'An internal error occurred.');
+}
