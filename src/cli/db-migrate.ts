@@ -1,0 +1,22 @@
+/**
+ * `npm run db:migrate`: applies pending migrations to DATABASE_URL (or the PGlite database under
+ * DATA_DIR). `npm run db:migrate -- --create <name>` writes a new migration from schema.prisma.
+ */
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { createMigration, migrate } from '../db/migrate.js';
+
+const args = process.argv.slice(2);
+if (args[0] === '--create') {
+  const dir = await createMigration(args[1] ?? 'migration');
+  console.log(dir ? `Created ${dir}` : 'The schema matches the migrations: nothing to create.');
+} else {
+  const config = loadConfig(process.env);
+  const db = await openDatabase(config.db);
+  try {
+    const applied = await migrate(db.adapterFactory);
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+  } finally {
+    await db.close();
+  }
+}

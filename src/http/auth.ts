@@ -1,0 +1,73 @@
+/**
+ * API-key authentication with a short-lived cache: the hot path hashes a key and queries the
+ * database only once per TTL (revocations take effect within the TTL, 30 s by default).
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.js';
+import type { Database } from '../db/database.js';
+import { findTenantByApiKey, findTenantBySlug } from '../domain/tenant/service.js';
+import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import type { Clock } from '../clock.js';
+
+export interface AuthOptions {
+  ttlMs?: number;
+  /** Support engineers' key (ADMIN_API_KEY); GraphQL only. */
+  adminApiKey?: string | null;
+  maxEntries?: number;
+}
+
+/** Who is calling: a tenant, or a support engineer reading the tenant named by X-Tenant (if any). */
+export type Actor = { kind: 'tenant'; tenant: TenantRef } | { kind: 'admin'; tenant: TenantRef | null };
+
+const unauthenticated = (message: string) => new AppError('unauthenticated', message);
+
+export function createAuthenticator(db: Database, clock: Clock, options: AuthOptions = {}) {
+  const ttlMs = options.ttlMs ?? 30_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const cache = new Map<string, { tenant: TenantRef | null; expires: number }>();
+  const admin = options.adminApiKey ? Buffer.from(options.adminApiKey) : null;
+
+  async function lookup(apiKey: string): Promise<TenantRef | null> {
+    const now = clock.now().getTime();
+    const hit = cache.get(apiKey);
+    if (hit && hit.expires > now) return hit.tenant;
+    const tenant = await findTenantByApiKey(db, apiKey);
+    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
+    cache.set(apiKey, { tenant, expires: now + (tenant ? ttlMs : Math.min(ttlMs, 5_000)) });
+    return tenant;
+  }
+
+  const isAdminKey = (apiKey: string) => {
+    if (!admin) return false;
+    const given = Buffer.from(apiKey);
+    return given.length === admin.length && timingSafeEqual(given, admin);
+  };
+
+  return {
+    /** The tenant of a tenant API key (REST ingestion never accepts the admin key). */
+    async authenticateTenant(apiKey: string | null): Promise<TenantRef> {
+      if (!apiKey) throw unauthenticated('The X-API-Key header is missing.');
+      const tenant = await lookup(apiKey);
+      if (!tenant) throw unauthenticated('The API key is unknown or revoked.');
+      return tenant;
+    },
+
+    /** A tenant, or the admin with the tenant named by `X-Tenant` (GraphQL). */
+    async authenticate(apiKey: string | null, tenantSlug: string | null): Promise<Actor> {
+      if (apiKey && isAdminKey(apiKey)) {
+        if (!tenantSlug) return { kind: 'admin', tenant: null };
+        const tenant = await findTenantBySlug(db, tenantSlug);
+        if (!tenant) throw new AppError('not_found', `No tenant "${tenantSlug}" (X-Tenant).`);
+        return { kind: 'admin', tenant };
+      }
+      return { kind: 'tenant', tenant: await this.authenticateTenant(apiKey) };
+    },
+
+    /** Drops cached lookups (after a key rotation in this process). */
+    clear() {
+      cache.clear();
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

@@ -1,0 +1,102 @@
+/**
+ * Valid request bodies with unique permalinks ending in the tenant's slug (+ overrides), and seeders
+ * that post them through the API like a TMS would.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Api } from '../helpers/app.js';
+
+type Tenant = { slug: string };
+type Body = Record<string, unknown>;
+
+export const uid = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`;
+
+export function carrierBody(tenant: Tenant, overrides: Body = {}): Body {
+  const id = uid('C');
+  return {
+    native_system_carrier_permalink: `${id}-${tenant.slug}`,
+    native_system_carrier_id: id,
+    carrier_name: `Carrier ${id}`,
+    mc_number: `MC${id}`,
+    dot_number: `DOT${id}`,
+    scac: 'ABCD',
+    ...overrides,
+  };
+}
+
+export function loadBody(tenant: Tenant, overrides: Body = {}): Body {
+  const id = uid('L');
+  return {
+    native_system_load_permalink: `${id}-${tenant.slug}`,
+    native_system_load_id: id,
+    native_system_load_status: 'Booked',
+    native_system_customer_reference_number: `CR-${id}`,
+    bol_number: `BOL-${id}`,
+    po_number: `PO-${id}`,
+    ...overrides,
+  };
+}
+
+export function loadLegBody(tenant: Tenant, load: Body, overrides: Body = {}): Body {
+  const id = uid('G');
+  return {
+    native_system_load_leg_permalink: `${id}-${tenant.slug}`,
+    native_system_load_leg_id: id,
+    load_leg_sequence: 1,
+    native_system_load_id: load.native_system_load_id,
+    native_system_load_permalink: load.native_system_load_permalink,
+    native_system_reference_number: `LR-${id}`,
+    pickup_reference_number: `PU-${id}`,
+    ...overrides,
+  };
+}
+
+export function stopBody(tenant: Tenant, leg: Body, overrides: Body = {}): Body {
+  const id = uid('S');
+  return {
+    native_system_stop_permalink: `${id}-${tenant.slug}`,
+    native_system_stop_id: id,
+    native_system_load_leg_permalink: leg.native_system_load_leg_permalink,
+    stop_sequence: 1,
+    stop_type: 'pickup',
+    city: 'Chicago',
+    reference_number: `SR-${id}`,
+    ...overrides,
+  };
+}
+
+export function loadUpdateBody(tenant: Tenant, load: Body, overrides: Body = {}): Body {
+  const id = uid('U');
+  return {
+    native_system_load_update_permalink: `${id}-${tenant.slug}`,
+    native_system_load_permalink: load.native_system_load_permalink,
+    update_type: 'check_call',
+    occurred_at: '2026-11-20T10:00:00Z',
+    message: 'On schedule',
+    ...overrides,
+  };
+}
+
+export const routes = {
+  carrier: '/api/v1/carriers/upsert',
+  load: '/api/v1/loads/upsert',
+  loadLeg: '/api/v1/loadlegs/upsert',
+  stop: '/api/v1/stops/upsert',
+  loadUpdate: '/api/v1/loadupdates/create',
+} as const;
+
+/** Posts a body and expects `processed`. */
+export async function seed(api: Api, path: string, body: Body): Promise<Body> {
+  const res = await api.post(path, body);
+  expect(res.body, JSON.stringify(res.body)).toMatchObject({ status: 'processed' });
+  return body;
+}
+
+/** A load with one leg (with a carrier) and one stop, posted in the contract's order. */
+export async function seedLoadTree(api: Api, tenant: Tenant, overrides: { load?: Body } = {}) {
+  const carrier = await seed(api, routes.carrier, carrierBody(tenant));
+  const load = await seed(api, routes.load, loadBody(tenant, overrides.load));
+  const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+  const stop = await seed(api, routes.stop, stopBody(tenant, leg));
+  return { carrier, load, leg, stop };
+}

@@ -1,0 +1,19 @@
+/**
+ * vitest fixtures: one app (and database) per test file, a fresh tenant per test, so tests never
+ * share records and need no cleanup between them.
+ */
+import { test as base } from 'vitest';
+import { apiFor, createTestApp } from './helpers/app.js';
+
+export const test = base
+  .extend('testApp', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const testApp = await createTestApp();
+    onCleanup(() => testApp.close());
+    return testApp;
+  })
+  .extend('tenant', async ({ testApp }) => testApp.createTenant())
+  .extend('otherTenant', async ({ testApp }) => testApp.createTenant())
+  .extend('api', async ({ testApp, tenant }) => apiFor(testApp, tenant.apiKey))
+  .extend('otherApi', async ({ testApp, otherTenant }) => apiFor(testApp, otherTenant.apiKey));
+
+export { expect, describe } from 'vitest';

@@ -1,0 +1,92 @@
+/**
+ * An app over a real database, driven in-process through `app.fetch` exactly as a TMS would call it
+ * over HTTP (no ports, no mocks of our own stack).
+ */
+import { randomBytes } from 'node:crypto';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createIngestRecorder } from '../../src/domain/ingest-health/recorder.js';
+import { createTenant } from '../../src/domain/tenant/service.js';
+import type { TenantRef } from '../../src/domain/shared/tenant-ref.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase, type TestDatabase } from '../setup/database.js';
+import { createTestClock, type TestClock } from './clock.js';
+
+export interface TestTenant extends TenantRef {
+  apiKey: string;
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestApp {
+  app: App;
+  database: TestDatabase;
+  clock: TestClock;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  createTenant(overrides?: { slug?: string; name?: string; tmsUrlTemplate?: string }): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  database?: TestDatabase;
+}
+
+/** Unique slug per call, so tests never collide, even on a shared PostgreSQL database. */
+export const uniqueSlug = (prefix = 't') => `${prefix}${randomBytes(4).toString('hex')}`;
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env });
+  const logger = createLogger(config.log.level);
+  const clock = createTestClock();
+  const recorder = createIngestRecorder({ db: database.db, clock, logger, flushIntervalMs: 0 });
+  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: 0 });
+  return {
+    app,
+    database,
+    clock,
+    fetch: (path, init) => Promise.resolve(app.fetch(new Request(`http://test${path}`, init))),
+    async createTenant(overrides = {}) {
+      const { tenant, apiKey } = await createTenant(database.db, { slug: uniqueSlug(), name: 'Test tenant', ...overrides });
+      return { ...tenant, apiKey };
+    },
+    async close() {
+      await recorder.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** Typed request helpers for one API key. */
+export function apiFor(testApp: TestApp, apiKey: string) {
+  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    const res = await testApp.fetch(path, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  }
+  return {
+    post: (path: string, body?: unknown, headers?: Record<string, string>) => call('POST', path, body, headers),
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    call,
+    /** A GraphQL operation; returns `{ data, errors }` with the HTTP status. */
+    async graphql(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
+      return call('POST', '/graphql', { query, variables }, headers);
+    },
+  };
+}
+export type Api = ReturnType<typeof apiFor>;
