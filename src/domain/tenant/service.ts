@@ -1,10 +1,12 @@
 /**
  * Tenants and their API keys (api-contract.md D). A key is 32 random bytes, shown once; only its
- * SHA-256 hash is stored, so a database leak does not leak keys.
+ * SHA-256 hash is stored, so a database leak does not leak keys. Also each tenant's expected interval
+ * per ingest source, after which its ingest health turns STALE.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
+import type { IngestSourceName } from '../ingest-health/events.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 
 /** Slugs are the suffix of every permalink: lowercase letters, digits and inner hyphens. */
@@ -24,6 +26,16 @@ const tenantRef = (t: { id: string; slug: string; name: string; tmsUrlTemplate: 
   tmsUrlTemplate: t.tmsUrlTemplate,
 });
 
+/** A tenant with this slug exists already (the unique constraint on `tenants.slug` decides). */
+export class DuplicateTenantError extends AppError {
+  constructor(slug: string) {
+    super('validation_failed', `Tenant "${slug}" already exists.`, [{ field: 'slug', issue: 'is taken' }]);
+  }
+}
+
+/** Prisma's unique-constraint violation. */
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'P2002';
+
 export interface CreateTenantInput {
   slug: string;
   name: string;
@@ -42,19 +54,22 @@ export async function createTenant(db: Database, input: CreateTenantInput): Prom
       { field: 'tmsUrlTemplate', issue: 'must contain {key}' },
     ]);
   }
-  const key = newApiKey();
-  const existing = await db.prisma.tenant.findUnique({ where: { slug: input.slug }, select: { id: true } });
-  if (existing) {
-    throw new AppError('validation_failed', `Tenant "${input.slug}" already exists.`, [{ field: 'slug', issue: 'is taken' }]);
+  if (!input.name.trim() || input.name.length > 250) {
+    throw new AppError('validation_failed', 'A tenant name must have 1 to 250 characters.', [{ field: 'name', issue: 'must have 1 to 250 characters' }]);
   }
-  const tenant = await db.prisma.tenant.create({
-    data: {
-      slug: input.slug,
-      name: input.name,
-      tmsUrlTemplate: input.tmsUrlTemplate ?? null,
-      apiKeys: { create: { hash: key.hash, prefix: key.prefix } },
-    },
-  });
+  const key = newApiKey();
+  const tenant = await db.prisma.tenant
+    .create({
+      data: {
+        slug: input.slug,
+        name: input.name.trim(),
+        tmsUrlTemplate: input.tmsUrlTemplate ?? null,
+        apiKeys: { create: { hash: key.hash, prefix: key.prefix } },
+      },
+    })
+    .catch((error: unknown) => {
+      throw isUniqueViolation(error) ? new DuplicateTenantError(input.slug) : error;
+    });
   return { tenant: tenantRef(tenant), apiKey: key.apiKey };
 }
 
@@ -96,13 +111,51 @@ export async function findTenantBySlug(db: Database, slug: string): Promise<Tena
   return tenant ? tenantRef(tenant) : null;
 }
 
-/** Every tenant with its count of active keys, for `tenant list` and the admin `tenants` query. */
+/** Every tenant with its count of active keys and stale intervals, for `tenant list` and the admin `tenants` query. */
 export async function listTenants(db: Database) {
   const tenants = await db.prisma.tenant.findMany({
     orderBy: { slug: 'asc' },
     include: { _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
   });
-  return tenants.map((t) => ({ ...tenantRef(t), createdAt: t.createdAt, activeKeys: t._count.apiKeys }));
+  return tenants.map((t) => ({
+    ...tenantRef(t),
+    createdAt: t.createdAt,
+    activeKeys: t._count.apiKeys,
+    staleSeconds: { pull: t.pullStaleSeconds, webhook: t.webhookStaleSeconds, unspecified: t.unspecifiedStaleSeconds },
+  }));
+}
+
+/** The `tenants` column holding each source's expected interval (schema.prisma). */
+const staleColumns = {
+  pull: 'pull_stale_seconds',
+  webhook: 'webhook_stale_seconds',
+  unspecified: 'unspecified_stale_seconds',
+} as const satisfies Record<IngestSourceName, string>;
+
+/** Bounds of an expected interval: a minute to a year. */
+export const staleSecondsRange = { min: 60, max: 31_536_000 } as const;
+
+/**
+ * Sets how long a source of the tenant may stay silent before its ingest health turns STALE;
+ * `null` restores the column's default. Returns the interval now in force.
+ */
+export async function setStaleInterval(db: Database, slug: string, source: IngestSourceName, seconds: number | null): Promise<number> {
+  const column = staleColumns[source];
+  if (!column) {
+    throw new AppError('validation_failed', `Unknown ingest source "${source}".`, [{ field: 'source', issue: 'must be pull, webhook or unspecified' }]);
+  }
+  if (seconds !== null && !(Number.isInteger(seconds) && seconds >= staleSecondsRange.min && seconds <= staleSecondsRange.max)) {
+    throw new AppError('validation_failed', `The interval must be a whole number of seconds from ${staleSecondsRange.min} to ${staleSecondsRange.max}.`, [
+      { field: 'seconds', issue: `must be an integer from ${staleSecondsRange.min} to ${staleSecondsRange.max}` },
+    ]);
+  }
+  // DEFAULT keeps the schema the one place the default interval is written down.
+  const [row] =
+    seconds === null
+      ? await db.sql.query<{ seconds: number }>(`UPDATE tenants SET ${column} = DEFAULT WHERE slug = $1 RETURNING ${column} AS seconds`, [slug])
+      : await db.sql.query<{ seconds: number }>(`UPDATE tenants SET ${column} = $2 WHERE slug = $1 RETURNING ${column} AS seconds`, [slug, seconds]);
+  if (!row) throw new AppError('not_found', `No tenant "${slug}".`);
+  return row.seconds;
 }
 
 export async function countTenants(db: Database): Promise<number> {

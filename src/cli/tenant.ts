@@ -1,0 +1,264 @@
+/**
+ * `npm run tenant -- <command>`: tenant onboarding from the command line (api-contract.md D). Uses the
+ * server's DATABASE_URL / DATA_DIR, applies pending migrations first, and calls the same domain
+ * functions as the rest of the service. Keys are printed once; only their hashes are stored.
+ *
+ * Exit codes: 0 done, 1 failed (database in use or unreachable, bad configuration), 2 bad invocation
+ * or invalid argument, 3 unknown tenant, 4 tenant already exists.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadConfig } from '../config.js';
+import { DatabaseInUseError, openDatabase, type Database } from '../db/database.js';
+import { migrate } from '../db/migrate.js';
+import type { Phase } from '../db/generated/prisma/enums.js';
+import { ingestSources, type IngestSourceName } from '../domain/ingest-health/events.js';
+import { phases, setStatusMapping } from '../domain/status-mapping/service.js';
+import {
+  createTenant,
+  DuplicateTenantError,
+  findTenantBySlug,
+  listTenants,
+  revokeApiKeys,
+  rotateApiKey,
+  setStaleInterval,
+  slugPattern,
+} from '../domain/tenant/service.js';
+import { AppError, isDatabaseUnavailable } from '../errors.js';
+
+const exitCode = { ok: 0, failed: 1, usage: 2, unknownTenant: 3, duplicate: 4 } as const;
+
+/** A wrong invocation: printed with the command's usage. */
+class UsageError extends Error {
+  constructor(message: string, readonly command?: Command) {
+    super(message);
+  }
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Values = Record<string, string | boolean | undefined>;
+
+interface Command {
+  name: string;
+  usage: string;
+  summary: string;
+  args: string[];
+  options: Options;
+  run(db: Database, args: string[], values: Values, out: Output): Promise<void>;
+}
+
+/** Writes a command's result: human-readable text, or one JSON line with `--json`. */
+interface Output {
+  result(text: string, json: unknown): void;
+}
+
+const json = { json: { type: 'boolean' } } as const satisfies Options;
+
+function requireSlug(slug: string, command: Command) {
+  if (!slugPattern.test(slug)) {
+    throw new UsageError(`Invalid slug "${slug}": use lowercase letters, digits and inner hyphens (at most 100 characters).`, command);
+  }
+  return slug;
+}
+
+async function requireTenant(db: Database, slug: string) {
+  const tenant = await findTenantBySlug(db, slug);
+  if (!tenant) throw new AppError('not_found', `No tenant "${slug}". See \`npm run tenant -- list\`.`);
+  return tenant;
+}
+
+const commands: Command[] = [
+  {
+    name: 'create',
+    usage: 'create <slug> --name "<name>" [--tms-url-template "https://tms.example/loads/{key}"] [--json]',
+    summary: 'Creates a tenant and prints its API key (once).',
+    args: ['slug'],
+    options: { name: { type: 'string' }, 'tms-url-template': { type: 'string' }, ...json },
+    async run(db, [slug], values, out) {
+      if (typeof values.name !== 'string') throw new UsageError('--name "<name>" is required.', this);
+      const tmsUrlTemplate = values['tms-url-template'] as string | undefined;
+      const { tenant, apiKey } = await createTenant(db, { slug: requireSlug(slug!, this), name: values.name, tmsUrlTemplate });
+      out.result(
+        `Created tenant ${tenant.slug} (${tenant.name}).\nAPI key, shown once (only its hash is stored):\n\n  ${apiKey}\n`,
+        { slug: tenant.slug, apiKey },
+      );
+    },
+  },
+  {
+    name: 'rotate-key',
+    usage: 'rotate-key <slug> [--json]',
+    summary: 'Revokes the tenant\'s keys and prints a new one (once).',
+    args: ['slug'],
+    options: json,
+    async run(db, [slug], _values, out) {
+      const { tenant, apiKey } = await rotateApiKey(db, requireSlug(slug!, this));
+      out.result(
+        `New API key of ${tenant.slug}, shown once (the previous keys are revoked):\n\n  ${apiKey}\n`,
+        { slug: tenant.slug, apiKey },
+      );
+    },
+  },
+  {
+    name: 'revoke-key',
+    usage: 'revoke-key <slug> [--json]',
+    summary: 'Revokes every key of the tenant (rotate-key issues a new one).',
+    args: ['slug'],
+    options: json,
+    async run(db, [slug], _values, out) {
+      const revoked = await revokeApiKeys(db, requireSlug(slug!, this));
+      out.result(`Revoked ${revoked} API key${revoked === 1 ? '' : 's'} of ${slug}. Issue a new one with rotate-key.`, { slug, revokedKeys: revoked });
+    },
+  },
+  {
+    name: 'map-status',
+    usage: `map-status <slug> "<TMS status>" <PHASE> [--json]`,
+    summary: `Maps a TMS status to a phase and re-phases stored loads. PHASE: ${phases.join(', ')}.`,
+    args: ['slug', 'status', 'phase'],
+    options: json,
+    async run(db, [slug, status, phaseArg], _values, out) {
+      const phase = phaseArg!.toUpperCase() as Phase;
+      if (!phases.includes(phase)) throw new UsageError(`Unknown phase "${phaseArg}": use one of ${phases.join(', ')}.`, this);
+      const tenant = await requireTenant(db, requireSlug(slug!, this));
+      const mapping = await setStatusMapping(db, tenant.id, status!, phase);
+      out.result(`${tenant.slug}: "${mapping.status}" → ${mapping.phase}; stored loads with that status are re-phased.`, {
+        slug: tenant.slug,
+        status: mapping.status,
+        phase: mapping.phase,
+      });
+    },
+  },
+  {
+    name: 'set-stale-interval',
+    usage: 'set-stale-interval <slug> <pull|webhook|unspecified> <seconds|default> [--json]',
+    summary: 'Sets how long a source may stay silent before its ingest health turns STALE.',
+    args: ['slug', 'source', 'seconds'],
+    options: json,
+    async run(db, [slug, source, secondsArg], _values, out) {
+      if (!ingestSources.includes(source as IngestSourceName)) {
+        throw new UsageError(`Unknown source "${source}": use ${ingestSources.join(', ')}.`, this);
+      }
+      let seconds: number | null = null;
+      if (secondsArg !== 'default') {
+        if (!/^\d+$/.test(secondsArg!)) throw new UsageError(`"${secondsArg}" is not a whole number of seconds (or "default").`, this);
+        seconds = Number(secondsArg);
+      }
+      const inForce = await setStaleInterval(db, requireSlug(slug!, this), source as IngestSourceName, seconds);
+      out.result(`${slug}: ${source} turns STALE after ${inForce} s without traffic${seconds === null ? ' (default)' : ''}.`, {
+        slug,
+        source,
+        seconds: inForce,
+      });
+    },
+  },
+  {
+    name: 'list',
+    usage: 'list [--json]',
+    summary: 'Lists tenants with their active key count and stale intervals.',
+    args: [],
+    options: json,
+    async run(db, _args, _values, out) {
+      const tenants = await listTenants(db);
+      const rows = tenants.map((t) => [
+        t.slug,
+        t.name,
+        String(t.activeKeys),
+        `${t.staleSeconds.pull}/${t.staleSeconds.webhook}/${t.staleSeconds.unspecified}`,
+        t.createdAt.toISOString(),
+        t.tmsUrlTemplate ?? '',
+      ]);
+      const table = [['SLUG', 'NAME', 'KEYS', 'STALE S (PULL/WEBHOOK/UNSPEC.)', 'CREATED', 'TMS URL TEMPLATE'], ...rows];
+      const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+      const text = tenants.length
+        ? table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+        : 'No tenants yet. Create one with: npm run tenant -- create <slug> --name "<name>"';
+      out.result(text, tenants);
+    },
+  },
+];
+
+function usage(command?: Command) {
+  if (command) return `Usage: npm run tenant -- ${command.usage}\n\n${command.summary}`;
+  return [
+    'Usage: npm run tenant -- <command> [arguments] [--json]',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.usage}\n      ${c.summary}`),
+    '',
+    'Uses DATABASE_URL, or the embedded database under DATA_DIR (default ./data; stop the server first).',
+    'Exit codes: 0 done, 1 failed, 2 bad invocation or argument, 3 unknown tenant, 4 tenant already exists.',
+  ].join('\n');
+}
+
+/** Parses the command line; returns null after printing help. */
+function parseCommandLine(argv: string[]) {
+  const [name, ...rest] = argv;
+  if (name === undefined) throw new UsageError('No command given.');
+  if (name === 'help' || name === '--help' || name === '-h') return null;
+  const command = commands.find((c) => c.name === name);
+  if (!command) throw new UsageError(`Unknown command "${name}".`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
+  if (parsed.values.help) return { command, help: true } as const;
+  if (parsed.positionals.length !== command.args.length) {
+    throw new UsageError(`${command.name} takes ${command.args.map((a) => `<${a}>`).join(' ') || 'no arguments'}.`, command);
+  }
+  return { command, help: false, args: parsed.positionals, values: parsed.values as Values } as const;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let invocation;
+  try {
+    invocation = parseCommandLine(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n\n${usage(error.command)}`);
+    return exitCode.usage;
+  }
+  if (!invocation || invocation.help) {
+    console.log(usage(invocation?.command));
+    return exitCode.ok;
+  }
+  const { command, args, values } = invocation;
+  const out: Output = {
+    result: (text, data) => console.log(values.json ? JSON.stringify(data) : text),
+  };
+
+  const config = loadConfig(process.env);
+  const db = await openDatabase(config.db);
+  try {
+    const applied = await migrate(db.adapterFactory);
+    if (applied.length) console.error(`Applied migrations: ${applied.join(', ')}`);
+    await command.run(db, args, values, out);
+    return exitCode.ok;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage(error.command)}`);
+      return exitCode.usage;
+    }
+    if (error instanceof DuplicateTenantError) {
+      console.error(error.message);
+      return exitCode.duplicate;
+    }
+    if (error instanceof AppError) {
+      console.error(error.message);
+      return error.code === 'not_found' ? exitCode.unknownTenant : exitCode.usage;
+    }
+    throw error;
+  } finally {
+    await db.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    // Expected failures get one plain line; anything else keeps its stack for the operator.
+    if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${error.message}`);
+    else if (error instanceof DatabaseInUseError || /Invalid configuration/.test(String(error?.message))) console.error(error.message);
+    else console.error(error);
+    process.exit(exitCode.failed);
+  },
+);
