@@ -100,3 +100,91 @@ export async function seedLoadTree(api: Api, tenant: Tenant, overrides: { load?:
   const stop = await seed(api, routes.stop, stopBody(tenant, leg));
   return { carrier, load, leg, stop };
 }
+
+/**
+ * Bodies carrying every contract field (for field-rule tests and absent-vs-null checks). Parents must
+ * exist: pass the bodies they were seeded from.
+ */
+export const fullBodies = {
+  carrier: (tenant: Tenant, overrides: Body = {}): Body =>
+    carrierBody(tenant, { company_permalink: tenant.slug, email: 'dispatch@example.com', phone: '+1 312 555 0100', ...overrides }),
+  load: (tenant: Tenant, overrides: Body = {}): Body =>
+    loadBody(tenant, {
+      order_type: 'FTL',
+      load_mode: 'truckload',
+      company_permalink: tenant.slug,
+      customer_name: 'Acme Foods',
+      origin_stop_id: 'O1',
+      origin_stop_id_permalink: `O1-${tenant.slug}`,
+      destination_stop_id: 'D1',
+      destination_stop_id_permalink: `D1-${tenant.slug}`,
+      ...overrides,
+    }),
+  loadLeg: (tenant: Tenant, load: Body, carrier: Body, overrides: Body = {}): Body =>
+    loadLegBody(tenant, load, {
+      native_system_load_unique_key: `K-${load.native_system_load_id}`,
+      company_permalink: tenant.slug,
+      native_system_carrier_permalink: carrier.native_system_carrier_permalink,
+      driver_name: 'Sam Driver',
+      driver_phone: '+1 312 555 0101',
+      truck_number: 'T-100',
+      trailer_number: 'TR-200',
+      carrier_rep_name: 'Casey Rep',
+      carrier_rep_email: 'casey@example.com',
+      customer_rep_name: 'Robin Rep',
+      customer_rep_email: 'robin@example.com',
+      native_system_load_leg_status: 'Dispatched',
+      ...overrides,
+    }),
+  stop: (tenant: Tenant, leg: Body, overrides: Body = {}): Body =>
+    stopBody(tenant, leg, {
+      company_permalink: tenant.slug,
+      location_name: 'Acme DC',
+      address_line1: '1 Main St',
+      address_line2: 'Dock 4',
+      state: 'IL',
+      postal_code: '60601',
+      country: 'US',
+      latitude: 41.88,
+      longitude: -87.63,
+      timezone: 'America/Chicago',
+      appointment_start: '2026-11-23T08:00:00Z',
+      appointment_end: '2026-11-23T12:00:00Z',
+      arrived_at: '2026-11-23T09:00:00Z',
+      departed_at: '2026-11-23T11:00:00Z',
+      native_system_stop_status: 'Arrived',
+      ...overrides,
+    }),
+  loadUpdate: (tenant: Tenant, load: Body, leg: Body, overrides: Body = {}): Body =>
+    loadUpdateBody(tenant, load, {
+      company_permalink: tenant.slug,
+      native_system_load_leg_permalink: leg.native_system_load_leg_permalink,
+      native_system_load_status: 'In Transit',
+      latitude: 41.88,
+      longitude: -87.63,
+      city: 'Chicago',
+      state: 'IL',
+      country: 'US',
+      eta: '2026-11-24T10:00:00Z',
+      source: 'ELD',
+      ...overrides,
+    }),
+};
+
+type Parents = { carrier: Body; load: Body; leg: Body };
+const seededParents = new Map<string, Promise<Parents>>();
+
+/** A carrier, a load and a leg of the tenant (seeded on first call, then reused: slugs are unique). */
+export function seedParents(api: Api, tenant: Tenant): Promise<Parents> {
+  let parents = seededParents.get(tenant.slug);
+  if (!parents) {
+    parents = (async () => {
+      const carrier = await seed(api, routes.carrier, carrierBody(tenant));
+      const load = await seed(api, routes.load, loadBody(tenant));
+      const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+      return { carrier, load, leg };
+    })();
+    seededParents.set(tenant.slug, parents);
+  }
+  return parents;
+}

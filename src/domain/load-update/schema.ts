@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, number, oneOf, permalinkField, text } from '../shared/fields.js';
+import { dateTime, number, oneOf, permalinkField, text, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 const fields = z.looseObject({
@@ -27,7 +27,7 @@ export const LoadUpdateCreate = fields
     for (const field of ['latitude', 'longitude'] as const) {
       if (update[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: 'is required for a gps_ping' });
     }
-  })
+  }, whenValid(['update_type', 'latitude', 'longitude']))
   .meta({ id: 'LoadUpdateCreate', description: 'One check call, GPS ping or status remark; append-only by `native_system_load_update_permalink`.' });
 export type LoadUpdateCreate = z.infer<typeof LoadUpdateCreate>;
 

@@ -28,13 +28,18 @@ function presence<T extends z.ZodType>(schema: T, importance: Importance, descri
   return (importance === 'required' ? nullable : nullable.optional()).meta(meta(importance, description));
 }
 
+/** PostgreSQL text cannot hold U+0000: such a string is the client's error (400), not a failed write (500). */
+export const hasNoNul = (value: string) => !value.includes('\u0000');
+const noNul = { message: 'must not contain the NUL character (\\u0000)' };
+
+/** A string of at most `max` characters (JavaScript length) without NUL characters. */
+const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul);
+
 /** A string that is never null: the record's own permalink (schema-required). */
-export const permalinkField = (description: string) =>
-  z.string().min(1).max(100).meta(meta('required', description));
+export const permalinkField = (description: string) => string(100).min(1).meta(meta('required', description));
 
 /** A nullable string with the contract's max length. */
-export const text = (max: number, importance: Importance, description: string) =>
-  presence(z.string().max(max), importance, description);
+export const text = (max: number, importance: Importance, description: string) => presence(string(max), importance, description);
 
 /** A nullable integer ≥ 1 (sequences). */
 export const position = (importance: Importance, description: string) =>
@@ -44,9 +49,21 @@ export const position = (importance: Importance, description: string) =>
 export const number = (min: number, max: number, importance: Importance, description: string) =>
   presence(z.number().min(min).max(max), importance, description);
 
+/** Instants PostgreSQL and JavaScript both represent exactly: years 0001 to 9999 in UTC. */
+const earliest = Date.parse('0001-01-01T00:00:00Z');
+const latest = Date.parse('9999-12-31T23:59:59.999Z');
+/** True for an ISO 8601 date-time whose instant lies between years 0001 and 9999 (UTC). */
+export const isInDateRange = (value: string) => {
+  const time = Date.parse(value);
+  return time >= earliest && time <= latest;
+};
+
+/** An ISO 8601 date-time with a zone (`Z` or an offset), years 0001 to 9999 once in UTC. */
+export const isoDateTime = () =>
+  z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' });
+
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
-export const dateTime = (importance: Importance, description: string) =>
-  presence(z.iso.datetime({ offset: true }), importance, description);
+export const dateTime = (importance: Importance, description: string) => presence(isoDateTime(), importance, description);
 
 /** A nullable value from a fixed list. */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, importance: Importance, description: string) =>
@@ -75,6 +92,17 @@ export const timeZone = (importance: Importance, description: string) =>
     importance,
     description,
   );
+
+/**
+ * Options for a cross-field rule (`superRefine`): it runs even when other fields failed, so one 400
+ * lists every offending field, but only once the fields it reads are valid themselves.
+ */
+export const whenValid = (fields: readonly string[]) => ({
+  when: (payload: z.core.ParsePayload) =>
+    typeof payload.value === 'object' &&
+    payload.value !== null &&
+    !payload.issues.some((issue) => fields.includes(String(issue.path?.[0]))),
+});
 
 /** The fields of a body schema (the shape, for derivations). */
 export type BodyShape = Record<string, z.ZodType>;

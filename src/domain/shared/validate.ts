@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../../errors.js';
+import { hasNoNul } from './fields.js';
 import type { RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
 
@@ -26,7 +27,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): FieldIssue {
   const field = issue.path.map(String).join('.');
   const [key] = issue.path;
-  if (issue.code === 'invalid_type' && typeof key === 'string' && !(key in input)) {
+  if (issue.path.length === 1 && typeof key === 'string' && !Object.hasOwn(input, key)) {
     return { field, issue: 'is required (send null when unknown)' };
   }
   if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
@@ -58,6 +59,19 @@ export function syncRunTimeIssue(syncRunTime: Date | null | undefined, now: Date
   return { field: 'sync_run_time', issue: 'is more than 5 minutes ahead of the service clock' };
 }
 
+/**
+ * Issues for NUL characters anywhere in the extra fields (keys or string values): PostgreSQL's jsonb
+ * cannot store U+0000, so they are the client's error, named by their path.
+ */
+export function nulIssues(value: unknown, path = ''): FieldIssue[] {
+  if (typeof value === 'string') return hasNoNul(value) ? [] : [{ field: path, issue: 'must not contain the NUL character (\\u0000)' }];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) => {
+    const field = path ? `${path}.${key}` : key;
+    return hasNoNul(key) ? nulIssues(inner, field) : [{ field: field.replaceAll('\u0000', '\\u0000'), issue: 'must not contain the NUL character (\\u0000) in its name' }];
+  });
+}
+
 /** Compiles the validator of one record kind (field lists are computed once). */
 export function createValidator(spec: RecordSpec) {
   const permalinks = permalinkFields(spec);
@@ -86,12 +100,11 @@ export function createValidator(spec: RecordSpec) {
     }
     const skew = syncRunTimeIssue(options.syncRunTime, options.now);
     if (skew) issues.push(skew);
+    // fromEntries defines own properties, so even a key named `__proto__` is kept.
+    const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !known.has(key)));
+    issues.push(...nulIssues(extra));
     if (issues.length) return { ok: false, issues };
-
-    const body = parsed.data as Record<string, unknown>;
-    const extra: Record<string, unknown> = {};
-    for (const key of Object.keys(input)) if (!known.has(key)) extra[key] = input[key];
-    return { ok: true, record: { body, extra } };
+    return { ok: true, record: { body: parsed.data as Record<string, unknown>, extra } };
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, number, oneOf, permalinkField, position, text, timeZone } from '../shared/fields.js';
+import { dateTime, number, oneOf, permalinkField, position, text, timeZone, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 const fields = z.looseObject({
@@ -43,7 +43,7 @@ export const StopUpsert = fields
         ctx.addIssue({ code: 'custom', path: [later], message: `must not be before ${earlier}` });
       }
     }
-  })
+  }, whenValid(ordered.flat()))
   .meta({ id: 'StopUpsert', description: 'One pickup or delivery on a leg, upserted by `native_system_stop_permalink`.' });
 export type StopUpsert = z.infer<typeof StopUpsert>;
 

@@ -1,5 +1,9 @@
 import { describe, expect, test } from '../../fixtures.js';
-import { loadBody, routes } from '../../factories/records.js';
+import { fullBodies, loadBody, routes } from '../../factories/records.js';
+import { loadFields } from './contract.js';
+import { describeFieldRules } from './field-rules.js';
+
+describeFieldRules({ route: routes.load, fields: loadFields, validBody: async (_api, tenant) => fullBodies.load(tenant) });
 
 describe('POST /api/v1/loads/upsert', () => {
   test('creates a load and answers processed with its permalink', async ({ api, tenant }) => {
