@@ -58,7 +58,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
     if (typeof code === 'string' && unavailableCodes.has(code)) return true;
-    if (typeof message === 'string' && /connection terminated|Connection terminated|ECONNREFUSED|timeout exceeded when trying to connect|PGlite is closed|database is closed/i.test(message)) return true;
+    if (typeof message === 'string' && /connection terminated|Connection terminated|ECONNREFUSED|timeout exceeded when trying to connect|PGlite is closed|database is closed|Cannot use a pool after calling end/i.test(message)) return true;
     e = cause;
   }
   return false;

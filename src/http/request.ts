@@ -1,4 +1,4 @@
-/** Reading REST request bodies: content type (415), size (413) and JSON (400 invalid_json). */
+/** Reading REST request bodies: content type (415), size (413) and JSON (400 invalid_json: syntax, UTF-8, depth). */
 import { AppError } from '../errors.js';
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -35,11 +35,46 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks));
+}
+
+// A leading byte order mark is dropped (RFC 8259 §8.1 allows ignoring it); invalid UTF-8 is an error.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body bytes as text: UTF-8, as JSON requires. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new AppError('invalid_json', 'The body is not valid UTF-8.');
+  }
+}
+
+/** Deepest nesting of objects and arrays a body may have (records are flat; extra fields may nest a little). */
+export const maxJsonDepth = 64;
+
+/** Nesting depth of a JSON text (brackets outside strings); counted before parsing so no parser recurses deeply. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
 }
 
 /** Parses a JSON object body. */
 export function parseJsonObject(text: string): Record<string, unknown> {
+  if (jsonDepth(text) > maxJsonDepth) {
+    throw new AppError('invalid_json', `The body nests objects and arrays more than ${maxJsonDepth} levels deep.`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

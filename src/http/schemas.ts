@@ -1,10 +1,10 @@
 /** Response and query shapes shared by REST routes and the OpenAPI document. */
 import { z } from 'zod';
 import { errorCodes } from '../errors.js';
+import { isoDateTime } from '../domain/shared/fields.js';
 
 export const SyncRunTimeQuery = z.object({
-  sync_run_time: z.iso
-    .datetime({ offset: true })
+  sync_run_time: isoDateTime()
     .optional()
     .meta({
       description:
