@@ -6,6 +6,7 @@
 import { createYoga } from 'graphql-yoga';
 import { createAuthenticator } from './http/auth.js';
 import { useReadiness } from './http/health.js';
+import { createMetrics } from './http/metrics.js';
 import { useRestApi } from './http/plugin.js';
 import { requestIdOf, useRequestId } from './http/request-id.js';
 import { toAppError } from './errors.js';
@@ -22,8 +23,10 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
+  const metrics = createMetrics({ db: deps.db, routes: ingestionRoutes });
   const services: Services = {
     ...deps,
+    recorder: metrics.countIngest(deps.recorder),
     auth: createAuthenticator(deps.db, deps.clock, { ttlMs: options.authCacheTtlMs, adminApiKey: deps.config.admin?.apiKey }),
   };
   const yoga = createYoga({
@@ -43,7 +46,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         throw createGraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status } } });
       }
     },
-    plugins: [useRequestId(), useReadiness(deps.db), useRestApi(ingestionRoutes, services)],
+    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(ingestionRoutes, services)],
   });
   return Object.assign(yoga, { services });
 }

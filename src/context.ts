@@ -29,7 +29,10 @@ export interface RequestScope {
   log: Logger;
 }
 
-/** The request-scoped part shared by REST routes and GraphQL resolvers. */
+/**
+ * The request-scoped part shared by REST routes and GraphQL resolvers. The logger's lines get
+ * `requestId` from the request's log context (logger.ts), so it is not bound here a second time.
+ */
 export function createRequestScope(services: Services, requestId: string, route: string): RequestScope {
-  return { services, requestId, log: services.logger.child({ requestId, route }) };
+  return { services, requestId, log: services.logger.child({ route }) };
 }

@@ -1,5 +1,6 @@
 // The only module that knows every GraphQL domain file; imported by app.ts and print-schema.ts.
 import { builder } from './builder.js';
 import '../domain/tenant/graphql.js';
+import '../domain/ingest-health/graphql.js';
 
 export const schema = builder.toSchema();

@@ -3,6 +3,7 @@
  * over HTTP (no ports, no mocks of our own stack).
  */
 import { randomBytes } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createIngestRecorder } from '../../src/domain/ingest-health/recorder.js';
@@ -34,6 +35,8 @@ export interface TestApp {
 export interface TestAppOptions {
   env?: Record<string, string>;
   database?: TestDatabase;
+  /** Where the app's JSON log lines go (set `env.LOG_LEVEL` too: tests default to silent). */
+  logStream?: DestinationStream;
 }
 
 /** Unique slug per call, so tests never collide, even on a shared PostgreSQL database. */
@@ -42,7 +45,7 @@ export const uniqueSlug = (prefix = 't') => `${prefix}${randomBytes(4).toString(
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env });
-  const logger = createLogger(config.log.level);
+  const logger = createLogger(config.log.level, options.logStream);
   const clock = createTestClock();
   const recorder = createIngestRecorder({ db: database.db, clock, logger, flushIntervalMs: 0 });
   const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: 0 });

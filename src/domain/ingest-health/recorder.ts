@@ -1,7 +1,16 @@
 /**
  * Ingest accounting without a second round trip on the hot path: events are aggregated in memory
- * and flushed on an interval (and at shutdown) as additive upserts into one-minute buckets
+ * and flushed on an interval (and at shutdown) as additive upserts into five-minute buckets
  * (`count = count + excluded.count`), so several service instances on one database add up.
+ *
+ * Guarantees:
+ * - A flush is one SQL statement (data-modifying CTEs), so it lands whole or not at all: a failed
+ *   flush keeps its batch in memory for the next one, and a retried batch is never counted twice.
+ * - Flushes never overlap: a flush asked for while one runs waits for it and then writes everything
+ *   recorded meanwhile (callers that ask at the same time share that one follow-up flush).
+ * - Memory and tables stay bounded: at most `rejectionSampleSize` rejections per tenant (the most
+ *   recent) in memory and in `ingest_rejections`; count buckets older than `countRetentionMs` are
+ *   dropped from both (nothing reads them).
  */
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
@@ -10,15 +19,31 @@ import type { IngestEvent, IngestRecorder } from './events.js';
 
 /** Most recent rejections kept per tenant. */
 export const rejectionSampleSize = 50;
-const bucketMs = 60_000;
+/** Width of one count bucket: "last hour" is read from whole buckets (see service.ts). */
+export const bucketMs = 5 * 60_000;
+/** How long count buckets are kept: the longest window read (a day) plus one bucket. */
+export const countRetentionMs = 24 * 3_600_000 + bucketMs;
+
+/** Start of the bucket holding `at`. */
+export const bucketOf = (at: Date) => new Date(Math.floor(at.getTime() / bucketMs) * bucketMs);
+
+type Rejection = IngestEvent & { rejection: NonNullable<IngestEvent['rejection']> };
 
 interface Pending {
   counts: Map<string, { tenantId: string; bucket: Date; source: string; kind: string; outcome: string; count: number }>;
   lastReceived: Map<string, { tenantId: string; source: string; at: Date }>;
-  rejections: (IngestEvent & { rejection: NonNullable<IngestEvent['rejection']> })[];
+  /** Per tenant, oldest first, at most `rejectionSampleSize`. */
+  rejections: Map<string, Rejection[]>;
 }
 
-const empty = (): Pending => ({ counts: new Map(), lastReceived: new Map(), rejections: [] });
+const empty = (): Pending => ({ counts: new Map(), lastReceived: new Map(), rejections: new Map() });
+const isEmpty = (p: Pending) => !p.counts.size && !p.lastReceived.size && !p.rejections.size;
+
+/** Adds rejections to a tenant's sample, keeping the most recent `rejectionSampleSize`. */
+function keepRecent(sample: Rejection[], added: readonly Rejection[]): Rejection[] {
+  const merged = [...sample, ...added].sort((a, b) => a.at.getTime() - b.at.getTime());
+  return merged.length > rejectionSampleSize ? merged.slice(-rejectionSampleSize) : merged;
+}
 
 export interface RecorderOptions {
   db: Database;
@@ -28,12 +53,48 @@ export interface RecorderOptions {
   flushIntervalMs: number;
 }
 
-export function createIngestRecorder({ db, logger, flushIntervalMs }: RecorderOptions): IngestRecorder {
+/** Rows of a flush whose tenant still exists (a deleted tenant must not block everyone's accounting). */
+const liveTenant = (alias: string) => `WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = ${alias}.tenant_id)`;
+
+const writeStatement = `
+WITH counts AS (
+  INSERT INTO ingest_counts (tenant_id, bucket_start, source, kind, outcome, count)
+  SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[])
+    AS c(tenant_id, bucket_start, source, kind, outcome, count) ${liveTenant('c')}
+  ON CONFLICT (tenant_id, bucket_start, source, kind, outcome) DO UPDATE SET count = ingest_counts.count + EXCLUDED.count
+), sources AS (
+  INSERT INTO ingest_sources (tenant_id, source, last_received_at)
+  SELECT * FROM unnest($7::uuid[], $8::text[], $9::timestamptz[]) AS s(tenant_id, source, last_received_at) ${liveTenant('s')}
+  ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(ingest_sources.last_received_at, EXCLUDED.last_received_at)
+), rejections AS (
+  INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at)
+  SELECT * FROM unnest($10::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[])
+    AS r(tenant_id, source, kind, code, field, message, permalink, received_at) ${liveTenant('r')}
+)
+SELECT 1`;
+
+/**
+ * Housekeeping after a successful write (idempotent, so a failure only postpones it): drops the
+ * flushed tenants' expired count buckets and trims their rejection samples to the most recent.
+ */
+const pruneStatement = `
+WITH expired AS (
+  DELETE FROM ingest_counts WHERE tenant_id = ANY($1::uuid[]) AND bucket_start < $2
+), trimmed AS (
+  DELETE FROM ingest_rejections r USING (
+    SELECT id FROM (
+      SELECT id, row_number() OVER (PARTITION BY tenant_id ORDER BY received_at DESC, id) AS n
+      FROM ingest_rejections WHERE tenant_id = ANY($3::uuid[])) ranked
+    WHERE n > $4) old
+  WHERE r.id = old.id
+)
+SELECT 1`;
+
+export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: RecorderOptions): IngestRecorder {
   let pending = empty();
-  let flushing: Promise<void> = Promise.resolve();
 
   function record(event: IngestEvent) {
-    const bucket = new Date(Math.floor(event.at.getTime() / bucketMs) * bucketMs);
+    const bucket = bucketOf(event.at);
     const key = `${event.tenantId}|${bucket.getTime()}|${event.source}|${event.kind}|${event.outcome}`;
     const row = pending.counts.get(key);
     if (row) row.count++;
@@ -42,79 +103,82 @@ export function createIngestRecorder({ db, logger, flushIntervalMs }: RecorderOp
     const last = pending.lastReceived.get(sourceKey);
     if (!last || last.at < event.at) pending.lastReceived.set(sourceKey, { tenantId: event.tenantId, source: event.source, at: event.at });
     if (event.rejection) {
-      pending.rejections.push(event as Pending['rejections'][number]);
-      if (pending.rejections.length > rejectionSampleSize * 20) pending.rejections.splice(0, pending.rejections.length - rejectionSampleSize * 20);
+      pending.rejections.set(event.tenantId, keepRecent(pending.rejections.get(event.tenantId) ?? [], [event as Rejection]));
     }
   }
 
   async function write(batch: Pending) {
-    const counts = [...batch.counts.values()];
-    if (counts.length) {
-      await db.sql.query(
-        `INSERT INTO ingest_counts (tenant_id, bucket_start, source, kind, outcome, count)
-         SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[])
-         ON CONFLICT (tenant_id, bucket_start, source, kind, outcome) DO UPDATE SET count = ingest_counts.count + EXCLUDED.count`,
-        [counts.map((c) => c.tenantId), counts.map((c) => c.bucket), counts.map((c) => c.source), counts.map((c) => c.kind), counts.map((c) => c.outcome), counts.map((c) => c.count)],
-      );
+    const c = [...batch.counts.values()];
+    const s = [...batch.lastReceived.values()];
+    const r = [...batch.rejections.values()].flat();
+    await db.sql.query(writeStatement, [
+      c.map((x) => x.tenantId), c.map((x) => x.bucket), c.map((x) => x.source), c.map((x) => x.kind), c.map((x) => x.outcome), c.map((x) => x.count),
+      s.map((x) => x.tenantId), s.map((x) => x.source), s.map((x) => x.at),
+      r.map((e) => e.tenantId),
+      r.map((e) => e.source),
+      r.map((e) => e.kind),
+      r.map((e) => e.rejection.code),
+      r.map((e) => e.rejection.field?.slice(0, 200) ?? null),
+      r.map((e) => e.rejection.message.slice(0, 1000)),
+      r.map((e) => e.rejection.permalink?.slice(0, 100) ?? null),
+      r.map((e) => e.at),
+    ]);
+  }
+
+  async function prune(batch: Pending) {
+    const tenants = [...new Set([...batch.counts.values()].map((x) => x.tenantId))];
+    const cutoff = new Date(clock.now().getTime() - countRetentionMs);
+    await db.sql.query(pruneStatement, [tenants, cutoff, [...batch.rejections.keys()], rejectionSampleSize]);
+  }
+
+  /** Puts a batch that could not be written back in front of what arrived meanwhile. */
+  function restore(batch: Pending) {
+    const cutoff = clock.now().getTime() - countRetentionMs;
+    for (const [key, row] of batch.counts) {
+      if (row.bucket.getTime() < cutoff) continue; // expired while the database was away: nothing would read it
+      const current = pending.counts.get(key);
+      if (current) current.count += row.count;
+      else pending.counts.set(key, row);
     }
-    const sources = [...batch.lastReceived.values()];
-    if (sources.length) {
-      await db.sql.query(
-        `INSERT INTO ingest_sources (tenant_id, source, last_received_at)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[])
-         ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(ingest_sources.last_received_at, EXCLUDED.last_received_at)`,
-        [sources.map((s) => s.tenantId), sources.map((s) => s.source), sources.map((s) => s.at)],
-      );
+    for (const [key, last] of batch.lastReceived) {
+      const current = pending.lastReceived.get(key);
+      if (!current || current.at < last.at) pending.lastReceived.set(key, last);
     }
-    if (batch.rejections.length) {
-      const r = batch.rejections;
-      await db.sql.query(
-        `INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[])`,
-        [
-          r.map((e) => e.tenantId),
-          r.map((e) => e.source),
-          r.map((e) => e.kind),
-          r.map((e) => e.rejection.code),
-          r.map((e) => e.rejection.field?.slice(0, 200) ?? null),
-          r.map((e) => e.rejection.message.slice(0, 1000)),
-          r.map((e) => e.rejection.permalink?.slice(0, 100) ?? null),
-          r.map((e) => e.at),
-        ],
-      );
-      // Keep only the most recent sample per tenant that just received rejections.
-      await db.sql.query(
-        `DELETE FROM ingest_rejections r USING (
-           SELECT id FROM (
-             SELECT id, row_number() OVER (PARTITION BY tenant_id ORDER BY received_at DESC, id) AS n
-             FROM ingest_rejections WHERE tenant_id = ANY($1::uuid[])) ranked
-           WHERE n > $2) old
-         WHERE r.id = old.id`,
-        [[...new Set(r.map((e) => e.tenantId))], rejectionSampleSize],
-      );
+    for (const [tenantId, sample] of batch.rejections) {
+      pending.rejections.set(tenantId, keepRecent(sample, pending.rejections.get(tenantId) ?? []));
     }
   }
 
+  async function flushOnce() {
+    const batch = pending;
+    pending = empty();
+    if (isEmpty(batch)) return;
+    try {
+      await write(batch);
+    } catch (error) {
+      restore(batch);
+      logger.warn({ err: error }, 'ingest accounting flush failed; will retry');
+      return;
+    }
+    await prune(batch).catch((error) => logger.warn({ err: error }, 'ingest accounting pruning failed; will retry'));
+  }
+
+  let running: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+
   function flush(): Promise<void> {
-    flushing = flushing.then(async () => {
-      const batch = pending;
-      pending = empty();
-      if (!batch.counts.size && !batch.lastReceived.size && !batch.rejections.length) return;
-      try {
-        await write(batch);
-      } catch (error) {
-        // Keep the counts for the next flush rather than lose them.
-        for (const [key, row] of batch.counts) {
-          const current = pending.counts.get(key);
-          if (current) current.count += row.count;
-          else pending.counts.set(key, row);
-        }
-        for (const [key, last] of batch.lastReceived) if (!pending.lastReceived.has(key)) pending.lastReceived.set(key, last);
-        pending.rejections.unshift(...batch.rejections);
-        logger.warn({ err: error }, 'ingest accounting flush failed; will retry');
-      }
+    if (queued) return queued;
+    if (!running) {
+      running = flushOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued = running.then(() => {
+      queued = null;
+      return flush();
     });
-    return flushing;
+    return queued;
   }
 
   const timer = flushIntervalMs > 0 ? setInterval(() => void flush(), flushIntervalMs) : null;
@@ -126,6 +190,10 @@ export function createIngestRecorder({ db, logger, flushIntervalMs }: RecorderOp
     async close() {
       if (timer) clearInterval(timer);
       await flush();
+      if (!isEmpty(pending)) {
+        const lost = [...pending.counts.values()].reduce((sum, row) => sum + row.count, 0);
+        logger.error({ lostEvents: lost }, 'ingest accounting could not be written at shutdown');
+      }
     },
   };
 }

@@ -1,0 +1,166 @@
+/**
+ * GraphQL `ingestHealth` (api-contract.md C): the tenant's ingestion health as support engineers
+ * read it in GraphiQL. A thin adapter over service.ts.
+ */
+import { builder } from '../../graphql/builder.js';
+import { tenantOf } from '../tenant/graphql.js';
+import type { RecordKind } from '../shared/record.js';
+import type { IngestSourceName } from './events.js';
+import { rejectionSampleSize } from './recorder.js';
+import {
+  degradedMinimumRequests,
+  readIngestHealth,
+  unmappedStatusLimit,
+  type HealthState,
+  type IngestHealth,
+  type KindCounts,
+  type OutcomeCounts,
+  type RecentRejection,
+  type SourceHealth,
+  type UnmappedStatus,
+} from './service.js';
+
+const IngestSourceEnum = builder.enumType('IngestSource', {
+  description: 'The ingestion path a request came by, from its `Service-Ingest-Source` header.',
+  values: {
+    PULL: { value: 'pull', description: 'The TMS integration polls the TMS and posts what it finds (`Service-Ingest-Source: pull`).' },
+    WEBHOOK: { value: 'webhook', description: 'The TMS pushed a change as it happened (`Service-Ingest-Source: webhook`).' },
+    UNSPECIFIED: { value: 'unspecified', description: 'Requests without a `Service-Ingest-Source` header.' },
+  } satisfies Record<string, { value: IngestSourceName; description: string }>,
+});
+
+const HealthStateEnum = builder.enumType('HealthState', {
+  description: 'How one ingestion path of the tenant is doing; the first matching state wins, in the order listed below.',
+  values: {
+    NO_TRAFFIC: { value: 'NO_TRAFFIC', description: 'This path has never received a request.' },
+    STALE: {
+      value: 'STALE',
+      description: "Nothing received on this path for longer than the tenant's expected interval (`staleAfterSeconds`).",
+    },
+    DEGRADED: {
+      value: 'DEGRADED',
+      description: `Over the last hour, at least ${degradedMinimumRequests} requests and a rejected share above the service threshold (INGEST_DEGRADED_REJECTION_RATE, default 0.2).`,
+    },
+    HEALTHY: { value: 'HEALTHY', description: 'Receiving within the expected interval with few rejections.' },
+  } satisfies Record<HealthState, { value: HealthState; description: string }>,
+});
+
+const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
+  description: 'The record kind an ingestion request carried (its REST route or GraphQL mutation).',
+  values: {
+    CARRIER: { value: 'carrier', description: 'Carriers (`/api/v1/carriers/upsert`).' },
+    LOAD: { value: 'load', description: 'Loads (`/api/v1/loads/upsert`).' },
+    LOAD_LEG: { value: 'load_leg', description: 'Load legs (`/api/v1/loadlegs/upsert`).' },
+    STOP: { value: 'stop', description: 'Stops (`/api/v1/stops/upsert`).' },
+    LOAD_UPDATE: { value: 'load_update', description: 'Load updates (`/api/v1/loadupdates/create`).' },
+  } satisfies Record<string, { value: RecordKind; description: string }>,
+});
+
+const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').implement({
+  description: 'Ingestion requests by outcome over a time window (one record per request).',
+  fields: (t) => ({
+    processed: t.exposeInt('processed', { description: 'Records written (created or changed).' }),
+    skipped: t.exposeInt('skipped', { description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),
+    duplicate: t.exposeInt('duplicate', { description: 'Load updates whose permalink was already stored.' }),
+    rejected: t.exposeInt('rejected', { description: 'Requests answered with an error (validation, unknown parent, …); see `recentRejections`.' }),
+  }),
+});
+
+const KindCountsType = builder.objectRef<KindCounts>('KindCounts').implement({
+  description: 'Outcome counts of one record kind on one ingestion path.',
+  fields: (t) => ({
+    kind: t.field({ type: IngestRecordKindEnum, description: 'The record kind.', resolve: (k) => k.kind }),
+    lastHour: t.field({ type: OutcomeCountsType, description: 'Counts over the last hour (see `IngestSourceHealth.lastHour`).', resolve: (k) => k.lastHour }),
+    lastDay: t.field({ type: OutcomeCountsType, description: 'Counts over the last 24 hours.', resolve: (k) => k.lastDay }),
+  }),
+});
+
+const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHealth').implement({
+  description: 'Health of one ingestion path (pull, webhook or unspecified) of the tenant.',
+  fields: (t) => ({
+    source: t.field({ type: IngestSourceEnum, description: 'The ingestion path.', resolve: (s) => s.source }),
+    state: t.field({ type: HealthStateEnum, description: "The path's state (see `HealthState`).", resolve: (s) => s.state }),
+    lastReceivedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When this path last received a request, accepted or rejected; null if never.',
+      resolve: (s) => s.lastReceivedAt,
+    }),
+    staleAfterSeconds: t.exposeInt('staleAfterSeconds', {
+      description: "The tenant's expected interval for this path: silence longer than this makes it STALE (set with `npm run tenant`).",
+    }),
+    lastHour: t.field({
+      type: OutcomeCountsType,
+      description: 'Counts over the last hour (counted in 5-minute buckets: the window reaches back 60 to 65 minutes).',
+      resolve: (s) => s.lastHour,
+    }),
+    lastDay: t.field({ type: OutcomeCountsType, description: 'Counts over the last 24 hours (24 h to 24 h 5 min).', resolve: (s) => s.lastDay }),
+    byKind: t.field({
+      type: [KindCountsType],
+      description: 'The same counts per record kind; only kinds with requests in the last day, in posting order.',
+      resolve: (s) => s.byKind,
+    }),
+  }),
+});
+
+const UnmappedStatusType = builder.objectRef<UnmappedStatus>('UnmappedStatus').implement({
+  description: 'A TMS load status with no phase mapping, and how many stored loads carry it.',
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'The status as the TMS sends it (trimmed; spellings differing only in case are one status).' }),
+    loadCount: t.exposeInt('loadCount', { description: 'Stored loads of the tenant currently in this status (phase UNMAPPED).' }),
+  }),
+});
+
+const RejectionType = builder.objectRef<RecentRejection>('Rejection').implement({
+  description: 'One rejected ingestion request, as kept in the recent-rejections sample.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'The error code answered (`validation_failed`, `parent_not_found`, …).' }),
+    message: t.exposeString('message', { description: 'The error message answered.' }),
+    field: t.exposeString('field', { nullable: true, description: 'The first offending field, when the error names one.' }),
+    permalink: t.exposeString('permalink', { nullable: true, description: "The record's own permalink, when the body carried one." }),
+    source: t.field({ type: IngestSourceEnum, description: 'The ingestion path of the request.', resolve: (r) => r.source }),
+    kind: t.field({ type: IngestRecordKindEnum, description: 'The record kind of the request.', resolve: (r) => r.kind }),
+    at: t.field({ type: 'DateTime', description: 'When the request was received.', resolve: (r) => r.at }),
+  }),
+});
+
+const IngestHealthType = builder.objectRef<IngestHealth>('IngestHealth').implement({
+  description:
+    "How the tenant's TMS feed is arriving: per ingestion path, its state and outcome counts; statuses lacking a phase mapping; recent rejections.",
+  fields: (t) => ({
+    sources: t.field({
+      type: [IngestSourceHealthType],
+      description: 'One entry per ingestion path, always all three: PULL, WEBHOOK, UNSPECIFIED.',
+      resolve: (h) => h.sources,
+    }),
+    unmappedStatuses: t.stringList({
+      description: `TMS statuses of stored loads that have no phase mapping (most frequent first, at most ${unmappedStatusLimit}); map them with \`setStatusMapping\`.`,
+      resolve: (h) => h.unmappedStatusCounts.map((u) => u.status),
+    }),
+    unmappedStatusCounts: t.field({
+      type: [UnmappedStatusType],
+      description: 'The same statuses as `unmappedStatuses`, each with the number of loads carrying it.',
+      resolve: (h) => h.unmappedStatusCounts,
+    }),
+    recentRejections: t.field({
+      type: [RejectionType],
+      description: `The tenant's most recent rejected requests, newest first (at most ${rejectionSampleSize} are kept).`,
+      resolve: (h) => h.recentRejections,
+    }),
+  }),
+});
+
+builder.queryField('ingestHealth', (t) =>
+  t.field({
+    type: IngestHealthType,
+    description: 'Ingestion health of the tenant: is its TMS feed arriving, and what is being rejected?',
+    resolve: (_root, _args, ctx) =>
+      readIngestHealth({
+        db: ctx.services.db,
+        recorder: ctx.services.recorder,
+        tenantId: tenantOf(ctx).id,
+        now: ctx.now,
+        degradedRejectionRate: ctx.services.config.ingest.degradedRejectionRate,
+      }),
+  }),
+);

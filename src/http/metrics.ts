@@ -1,0 +1,143 @@
+/**
+ * Prometheus metrics at `GET /metrics` (text exposition format), one registry per app so several
+ * apps in one process (tests) never share counters. Labels carry route templates, methods, status
+ * codes, tenant slugs and enum values only: never raw paths, API keys, permalinks or personal data.
+ *
+ * `/metrics` needs no API key: serve it on an internal network only (do not route it publicly).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Plugin } from 'graphql-yoga';
+import type { Database } from '../db/database.js';
+import type { IngestEvent, IngestRecorder } from '../domain/ingest-health/events.js';
+import { AppError } from '../errors.js';
+import { errorResponse } from './respond.js';
+
+/** Paths served outside the REST route list. */
+const fixedRoutes = ['/graphql', '/healthz', '/readyz', '/metrics'];
+const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export interface MetricsOptions {
+  db: Database;
+  /** The REST routes: their paths are the `route` label's known values (everything else is `unmatched`). */
+  routes: readonly { path: string }[];
+}
+
+export function createMetrics({ db, routes }: MetricsOptions) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const knownRoutes = new Set([...routes.map((r) => r.path), ...fixedRoutes]);
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to having its response, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const ingestRecords = new Counter({
+    name: 'ingest_records_total',
+    help: 'Records received for ingestion (REST and GraphQL), by tenant slug, ingest source, record kind and outcome.',
+    labelNames: ['tenant', 'source', 'kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  // Pool gauges exist on PostgreSQL only: the embedded database has no pool (a 0 would mislead).
+  const pool = (name: string, help: string, read: (s: NonNullable<ReturnType<Database['poolStats']>>) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const stats = db.poolStats();
+        if (stats) this.set(read(stats));
+      },
+    });
+  if (db.poolStats()) {
+    pool('db_pool_connections', 'Open connections in the database pool.', (s) => s.total);
+    pool('db_pool_idle_connections', 'Idle connections in the database pool.', (s) => s.idle);
+    pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
+  }
+
+  // Events carry the tenant id; the label is its slug, looked up once per tenant (slugs never change).
+  const slugs = new Map<string, string>();
+  const lookups = new Map<string, Promise<string>>();
+  function slugOf(tenantId: string): Promise<string> {
+    let lookup = lookups.get(tenantId);
+    if (!lookup) {
+      lookup = db.prisma.tenant
+        .findUnique({ where: { id: tenantId }, select: { slug: true } })
+        .then(
+          (tenant) => {
+            if (tenant) slugs.set(tenantId, tenant.slug);
+            return tenant?.slug ?? 'unknown';
+          },
+          () => 'unknown',
+        )
+        .finally(() => lookups.delete(tenantId));
+      lookups.set(tenantId, lookup);
+    }
+    return lookup;
+  }
+  const countIngest = (slug: string, e: IngestEvent) => ingestRecords.inc({ tenant: slug, source: e.source, kind: e.kind, outcome: e.outcome });
+
+  const started = new WeakMap<Request, number>();
+  const labelsOf = (request: Request, status: number) => {
+    const path = new URL(request.url).pathname;
+    return {
+      method: methods.has(request.method) ? request.method : 'OTHER',
+      route: knownRoutes.has(path) ? path : 'unmatched',
+      status_code: String(status),
+    };
+  };
+
+  const plugin: Plugin = {
+    instrumentation: {
+      request({ request }, handle) {
+        started.set(request, performance.now());
+        return handle();
+      },
+    },
+    onRequest({ url, request, endResponse }) {
+      if (url.pathname !== '/metrics') return;
+      if (request.method !== 'GET') {
+        endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
+        return;
+      }
+      // Counts whose tenant slug is still being looked up belong in this scrape.
+      return Promise.all(lookups.values())
+        .then(() => registry.metrics())
+        .then((text) => endResponse(new Response(text, { headers: { 'content-type': registry.contentType } })));
+    },
+    onResponse({ request, response }) {
+      const labels = labelsOf(request, response.status);
+      httpRequests.inc(labels);
+      const start = started.get(request);
+      if (start !== undefined) httpDuration.observe(labels, (performance.now() - start) / 1000);
+    },
+  };
+
+  return {
+    registry,
+    plugin,
+    /** Wraps the recorder so every ingestion event also counts in `ingest_records_total`. */
+    countIngest(recorder: IngestRecorder): IngestRecorder {
+      return {
+        record(event) {
+          recorder.record(event);
+          const slug = slugs.get(event.tenantId);
+          if (slug) countIngest(slug, event);
+          else void slugOf(event.tenantId).then((s) => countIngest(s, event));
+        },
+        flush: () => recorder.flush(),
+        close: () => recorder.close(),
+      };
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
