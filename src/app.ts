@@ -40,7 +40,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       const scope = createRequestScope(services, requestIdOf(request), 'graphql');
       try {
         const actor = await services.auth.authenticate(request.headers.get('x-api-key'), request.headers.get('x-tenant'));
-        return { ...scope, actor, now: deps.clock.now() };
+        return { ...scope, actor, now: deps.clock.now(), request };
       } catch (error) {
         const appError = toAppError(error);
         throw createGraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status } } });

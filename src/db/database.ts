@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -25,9 +25,50 @@ export interface Database {
   readonly sql: Sql;
   /** The adapter factory the migration engine uses (src/db/migrate.ts). */
   readonly adapterFactory: SqlMigrationAwareDriverAdapterFactory;
+  /**
+   * Calls `listener` with the text of every SQL statement sent (Prisma's and the raw runner's);
+   * returns the function that removes it. Tests count statements with it (GraphQL has no N+1).
+   */
+  onStatement(listener: StatementListener): () => void;
   /** Connection pool state for /metrics (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
+}
+
+export type StatementListener = (sql: string) => void;
+
+/** The listeners of one database; `emit` costs nothing while none is registered. */
+function statementListeners() {
+  const listeners = new Set<StatementListener>();
+  return {
+    emit(sql: string) {
+      for (const listener of listeners) listener(sql);
+    },
+    add(listener: StatementListener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}
+
+/** Reports every statement an adapter (or a transaction it starts) runs. */
+function observeQueryable<Q extends SqlQueryable>(queryable: Q, emit: StatementListener): Q {
+  const { queryRaw, executeRaw } = queryable;
+  queryable.queryRaw = (query) => (emit(query.sql), queryRaw.call(queryable, query));
+  queryable.executeRaw = (query) => (emit(query.sql), executeRaw.call(queryable, query));
+  const adapter = queryable as unknown as Partial<SqlDriverAdapter>;
+  const startTransaction = adapter.startTransaction;
+  if (startTransaction) {
+    adapter.startTransaction = async (isolationLevel) => observeQueryable(await startTransaction.call(adapter, isolationLevel), emit);
+  }
+  return queryable;
+}
+
+/** Makes every adapter the factory connects report its statements. */
+function observeAdapterFactory<F extends SqlMigrationAwareDriverAdapterFactory>(factory: F, emit: StatementListener): F {
+  const connect = factory.connect.bind(factory);
+  factory.connect = async () => observeQueryable(await connect(), emit);
+  return factory;
 }
 
 export interface DatabaseOptions {
@@ -48,14 +89,17 @@ async function openPostgres(url: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
   // An idle client that loses its connection emits 'error'; without a listener the process would exit.
   pool.on('error', () => {});
-  const adapterFactory = new ScriptSafePg(pool);
+  const statements = statementListeners();
+  const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.emit);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     kind: 'postgres',
     prisma,
     adapterFactory,
+    onStatement: statements.add,
     sql: {
       async query<Row>(text: string, params: readonly unknown[], name?: string) {
+        statements.emit(text);
         const result = await pool.query({ text, values: params as unknown[], name });
         return result.rows as Row[];
       },
@@ -137,14 +181,17 @@ async function openPglite(dataDir: string): Promise<Database> {
     unlock();
     throw error;
   });
-  const adapterFactory = new PrismaPGlite(pglite);
+  const statements = statementListeners();
+  const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.emit);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     kind: 'pglite',
     prisma,
     adapterFactory,
+    onStatement: statements.add,
     sql: {
       async query<Row>(text: string, params: readonly unknown[]) {
+        statements.emit(text);
         const result = await pglite.query<Row>(text, params as unknown[]);
         return result.rows;
       },

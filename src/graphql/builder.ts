@@ -4,6 +4,7 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { AppError } from '../errors.js';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import type { RequestContext } from './context.js';
@@ -14,11 +15,38 @@ export const builder = new SchemaBuilder<{
   Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
 }>({
   plugins: [ComplexityPlugin, RelayPlugin, PrismaPlugin],
-  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    // No global `node(id)`: every record is reached by its permalink, inside the caller's tenant.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    pageInfoTypeOptions: { description: 'Where a page sits in its connection.' },
+    hasNextPageFieldOptions: { description: 'Whether more items follow this page (pass `endCursor` as `after`).' },
+    hasPreviousPageFieldOptions: { description: 'Whether items precede this page.' },
+    startCursorFieldOptions: { description: 'Cursor of the first item of the page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last item of the page; pass it as `after` for the next page.' },
+    cursorFieldOptions: { description: 'Opaque position of this item; pass it as `after` to continue after it.' },
+    nodeFieldOptions: { description: 'The item.' },
+    edgesFieldOptions: { description: 'The items of this page with their cursors.' },
+    pageInfoFieldOptions: { description: 'Pagination state of this page.' },
+    firstArgOptions: { description: 'Page size (default 20, at most 100).' },
+    afterArgOptions: { description: 'Return items after this cursor (`pageInfo.endCursor` of the previous page).' },
+    lastArgOptions: { description: 'Page size when paging backwards (with `before`).' },
+    beforeArgOptions: { description: 'Return items before this cursor.' },
+  },
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,
     limit: { complexity: 5000, depth: 10, breadth: 200 },
+    // A clear contract error instead of a masked one; nothing of the query runs.
+    complexityError: (kind, { depth, complexity, breadth, maxDepth, maxComplexity, maxBreadth }) => {
+      const [measure, value, max] =
+        kind === 'Depth' ? ['depth', depth, maxDepth] : kind === 'Breadth' ? ['breadth', breadth, maxBreadth] : ['complexity', complexity, maxComplexity];
+      return new AppError('validation_failed', `The query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${measure} ${value}, at most ${max}.`, [
+        { field: 'query', issue: `${measure} ${value} exceeds the maximum ${max}; select fewer nested fields or request smaller pages` },
+      ]);
+    },
   },
   prisma: {
     // The client comes from the request's services, not a module singleton: two apps can run side by side.

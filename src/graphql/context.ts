@@ -5,4 +5,6 @@ import type { Actor } from '../http/auth.js';
 export interface RequestContext extends RequestScope {
   actor: Actor;
   now: Date;
+  /** The HTTP request (mutations read `Service-Ingest-Source` from it, as REST does). */
+  request: Request;
 }

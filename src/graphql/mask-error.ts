@@ -1,17 +1,21 @@
-import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError, type MaskError } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
+
+/** Fields of a GraphQLError; read structurally because the executor's GraphQLError may come from another copy of `graphql` (ESM/CJS). */
+type LocatedError = { originalError?: unknown; nodes?: never; path?: readonly (string | number)[] };
 
 /**
  * Contract errors reach GraphQL clients with `extensions.code` = the REST code (and `details`);
  * database outages become `unavailable`; everything else stays masked by Yoga.
  */
 export const maskError: MaskError = (error, message, isDev) => {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
+  const original = located.originalError ?? error;
   const appError = original instanceof AppError ? original : toAppError(original);
   if (original instanceof AppError || appError.code === 'unavailable') {
     return createGraphQLError(appError.message, {
-      ...(error instanceof GraphQLError ? { nodes: error.nodes, path: error.path } : {}),
+      nodes: located.nodes,
+      path: located.path,
       extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
     });
   }

@@ -1,0 +1,69 @@
+import { builder } from '../../graphql/builder.js';
+import { ingestMutation } from '../../graphql/ingest-mutation.js';
+import { assertCursorExists, scopeCursor } from '../../graphql/pagination.js';
+import { zodInput } from '../../graphql/zod-input.js';
+import { tenantOf } from '../tenant/graphql.js';
+import { carrierSearchWhere } from './queries.js';
+import { CarrierUpsert } from './schema.js';
+import { carrierIngester } from './service.js';
+
+export const CarrierType = builder.prismaObject('Carrier', {
+  description: 'A carrier (trucking company) as the TMS knows it.',
+  fields: (t) => ({
+    permalink: t.exposeString('permalink', { description: '`native_system_carrier_permalink`: `<carrier id>-<company_permalink>`.' }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_carrier_id`: the TMS id of the carrier.' }),
+    name: t.exposeString('name', { nullable: true, description: 'Carrier name; searchable.' }),
+    mcNumber: t.exposeString('mcNumber', { nullable: true, description: 'FMCSA MC number; searchable.' }),
+    dotNumber: t.exposeString('dotNumber', { nullable: true, description: 'USDOT number; searchable.' }),
+    scac: t.exposeString('scac', { nullable: true, description: 'Standard Carrier Alpha Code; searchable.' }),
+    email: t.exposeString('email', { nullable: true, description: 'Dispatch email.' }),
+    phone: t.exposeString('phone', { nullable: true, description: 'Dispatch phone.' }),
+    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
+    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  carrier: t.prismaField({
+    type: 'Carrier',
+    nullable: true,
+    description: "The carrier with this permalink in the caller's tenant, or null.",
+    args: { permalink: t.arg.string({ required: true, description: '`native_system_carrier_permalink`.' }) },
+    resolve: (query, _root, { permalink }, ctx) =>
+      ctx.services.db.prisma.carrier.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+  }),
+  carriers: t.prismaConnection(
+    {
+      type: 'Carrier',
+      cursor: 'id',
+      description: "The tenant's carriers by name (then id), optionally narrowed by `search`.",
+      args: {
+        search: t.arg.string({ description: 'Case-insensitive part of the name, MC number, DOT number or SCAC.' }),
+      },
+      totalCount: (_parent, { search }, ctx) => ctx.services.db.prisma.carrier.count({ where: carrierSearchWhere(tenantOf(ctx).id, search) }),
+      resolve: async (query, _root, { search }, ctx) => {
+        const tenantId = tenantOf(ctx).id;
+        const { prisma } = ctx.services.db;
+        const carriers = await prisma.carrier.findMany({
+          ...scopeCursor(query, tenantId),
+          where: carrierSearchWhere(tenantId, search),
+          orderBy: [{ name: { sort: 'asc', nulls: 'last' } }, { id: 'asc' }],
+        });
+        if (!carriers.length) await assertCursorExists(query, async (id) => (await prisma.carrier.count({ where: { id, tenantId } })) > 0);
+        return carriers;
+      },
+    },
+    { name: 'CarrierConnection', description: 'A page of carriers.' },
+    { name: 'CarrierEdge', description: 'A carrier and its cursor.' },
+  ),
+}));
+
+const CarrierInput = zodInput('CarrierInput', CarrierUpsert, { description: 'A carrier, as the REST `CarrierUpsert` body.' });
+
+ingestMutation('upsertCarrier', {
+  ingester: carrierIngester,
+  input: CarrierInput,
+  honoursSyncRunTime: false,
+  takesSyncRunTime: true,
+  description: 'Creates or updates a carrier by its permalink; the same service as `POST /api/v1/carriers/upsert`.',
+});

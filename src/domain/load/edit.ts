@@ -1,0 +1,62 @@
+/**
+ * A user's edit of a load (GraphQL `editLoad`). The edit is the freshest word on the load: it sets
+ * the freshness time and `changed_at` to the service clock, so a later sync whose `sync_run_time`
+ * is older answers `skipped` (api-contract.md, "sync_run_time precisely"). One UPDATE … WHERE
+ * tenant_id AND permalink applies it atomically and re-derives the phase when the status changes
+ * (the phase-history trigger records the change).
+ */
+import { AppError, validationFailed } from '../../errors.js';
+import type { Database } from '../../db/database.js';
+import type { TenantRef } from '../shared/tenant-ref.js';
+import { assertValid, createValidator } from '../shared/validate.js';
+import { LoadUpsert, loadRecord } from './schema.js';
+
+/** Fields a user may not edit: the load's identity and its tenant. */
+const fixedFields = ['native_system_load_permalink', 'company_permalink'] as const;
+
+/** LoadPatch: every LoadUpsert field but the fixed ones, all optional (absent = unchanged, null = cleared). */
+export const LoadPatch = LoadUpsert.omit({ native_system_load_permalink: true, company_permalink: true })
+  .partial()
+  .meta({ id: 'LoadPatch', description: 'Fields of a load to change; an absent field is left as it is, null clears it.' });
+
+const validatePatch = createValidator({ ...loadRecord, body: LoadPatch });
+const columns = Object.entries(loadRecord.columns).filter(([field]) => !(fixedFields as readonly string[]).includes(field));
+const statusColumn = loadRecord.columns[loadRecord.phaseFrom!]!.column;
+
+// $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per column.
+const value = (i: number) => `$${6 + i}`;
+const statusValue = value(columns.findIndex(([, c]) => c.column === statusColumn));
+const keepUnlessSent = (column: string, type: string, i: number) =>
+  `"${column}" = CASE WHEN '${column}' = ANY($4::text[]) THEN ${value(i)}::${type} ELSE t."${column}" END`;
+const statement = `UPDATE loads AS t SET ${[
+  ...columns.map(([, c], i) => keepUnlessSent(c.column, c.type, i)),
+  `phase = CASE WHEN '${statusColumn}' = ANY($4::text[]) THEN COALESCE((SELECT m.phase FROM status_mappings m
+     WHERE m.tenant_id = t.tenant_id AND m.status_key = lower(btrim(${statusValue}::text))), 'UNMAPPED') ELSE t.phase END`,
+  'extra = t.extra || $5::jsonb',
+  'fresh_at = $3::timestamptz',
+  'changed_at = $3::timestamptz',
+].join(',\n  ')}
+WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
+RETURNING t.id`;
+
+export interface EditLoadInput {
+  db: Database;
+  tenant: TenantRef;
+  permalink: string;
+  /** The patch as a LoadPatch body (snake_case; unknown keys go to `extra`). */
+  patch: Record<string, unknown>;
+  now: Date;
+}
+
+/** Applies a user's edit to the tenant's load; returns its id. A missing load is `not_found`. */
+export async function editLoad({ db, tenant, permalink, patch, now }: EditLoadInput): Promise<string> {
+  const { body, extra } = assertValid(validatePatch(tenant, patch, { now }));
+  if (!Object.keys(body).length && !Object.keys(extra).length) {
+    throw validationFailed([{ field: 'patch', issue: 'must change at least one field' }]);
+  }
+  const present = columns.filter(([field]) => field in body).map(([, c]) => c.column);
+  const values = columns.map(([field]) => body[field] ?? null);
+  const [row] = await db.sql.query<{ id: string }>(statement, [tenant.id, permalink, now, present, extra, ...values], 'edit_load');
+  if (!row) throw new AppError('not_found', `No load ${permalink} in this tenant.`, [{ field: 'permalink', issue: 'names no load of this tenant' }]);
+  return row.id;
+}

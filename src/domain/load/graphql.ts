@@ -1,0 +1,155 @@
+import { builder } from '../../graphql/builder.js';
+import { PhaseEnum } from '../../graphql/enums.js';
+import { ingestMutation } from '../../graphql/ingest-mutation.js';
+import { assertCursorExists, scopeCursor } from '../../graphql/pagination.js';
+import { zodInput } from '../../graphql/zod-input.js';
+import { AppError } from '../../errors.js';
+import { tenantOf, writableTenantOf } from '../tenant/graphql.js';
+import { editLoad, LoadPatch } from './edit.js';
+import { legOrder, loadFilterWhere, tmsUrlOf } from './queries.js';
+import { LoadUpsert } from './schema.js';
+import { loadIngester } from './service.js';
+
+/** Most updates one `Load.updates` selection returns. */
+const maxUpdates = 100;
+
+builder.prismaObject('PhaseChange', {
+  description: "One change of a load's phase, recorded by the database on every write path (upsert, mapping change, user edit).",
+  fields: (t) => ({
+    fromPhase: t.expose('fromPhase', { type: PhaseEnum, nullable: true, description: 'Phase before the change (null when the load was created).' }),
+    toPhase: t.expose('toPhase', { type: PhaseEnum, description: 'Phase after the change.' }),
+    status: t.exposeString('status', { nullable: true, description: 'The TMS status that led to the new phase.' }),
+    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'When the phase changed (service clock).' }),
+  }),
+});
+
+export const LoadType = builder.prismaObject('Load', {
+  description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
+  fields: (t) => ({
+    permalink: t.exposeString('permalink', { description: '`native_system_load_permalink`: `<load id>-<company_permalink>`.' }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_load_id`: the TMS id of the order / load.' }),
+    status: t.exposeString('status', { nullable: true, description: 'Load status exactly as the TMS names it.' }),
+    phase: t.expose('phase', { type: PhaseEnum, description: "Phase translated from `status` by the tenant's status mapping." }),
+    customerReferenceNumber: t.exposeString('customerReferenceNumber', { nullable: true, description: "Customer's reference number; searchable." }),
+    orderType: t.exposeString('orderType', { nullable: true, description: 'Order type as the TMS names it.' }),
+    bolNumber: t.exposeString('bolNumber', { nullable: true, description: 'Bill of lading number; searchable.' }),
+    poNumber: t.exposeString('poNumber', { nullable: true, description: 'Purchase order number; searchable.' }),
+    loadMode: t.exposeString('loadMode', { nullable: true, description: 'Transport mode as the TMS names it.' }),
+    customerName: t.exposeString('customerName', { nullable: true, description: 'Name of the customer.' }),
+    originStopId: t.exposeString('originStopId', { nullable: true, description: 'TMS id of the origin stop.' }),
+    originStopIdPermalink: t.exposeString('originStopIdPermalink', { nullable: true, description: 'Permalink of the origin stop.' }),
+    destinationStopId: t.exposeString('destinationStopId', { nullable: true, description: 'TMS id of the destination stop.' }),
+    destinationStopIdPermalink: t.exposeString('destinationStopIdPermalink', { nullable: true, description: 'Permalink of the destination stop.' }),
+    tmsUrl: t.string({
+      nullable: true,
+      description:
+        "\"View in TMS\" link: the tenant's URL template with `{key}` replaced by the `native_system_load_unique_key` of the load's first leg (by sequence) that has one; null without a template or a key.",
+      // Same arguments as the `legs` field, so both share one query when selected together.
+      select: { legs: { select: { loadUniqueKey: true }, orderBy: legOrder } },
+      resolve: (load, _args, ctx) => tmsUrlOf(tenantOf(ctx).tmsUrlTemplate, load.legs),
+    }),
+    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
+    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write (what `LoadFilter.changedSince` compares).' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service first stored the load.' }),
+    legs: t.relation('legs', {
+      description: 'Legs of the load, by sequence.',
+      query: { orderBy: legOrder },
+    }),
+    updates: t.relation('updates', {
+      description: 'Check calls, GPS pings and status remarks, newest first (by `occurredAt`).',
+      args: { first: t.arg.int({ description: `How many (default 10, at most ${maxUpdates}).` }) },
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 10, 1), maxUpdates) }),
+      query: ({ first }) => {
+        if (first != null && (first < 0 || first > maxUpdates)) {
+          throw new AppError('validation_failed', `updates(first) must be between 0 and ${maxUpdates}.`, [
+            { field: 'first', issue: `must be between 0 and ${maxUpdates}` },
+          ]);
+        }
+        return { take: first ?? 10, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] };
+      },
+    }),
+    phaseHistory: t.relation('phaseChanges', {
+      description: 'Every phase the load went through, oldest first.',
+      query: { orderBy: [{ changedAt: 'asc' }] },
+    }),
+  }),
+});
+
+const LoadFilterInput = builder.inputType('LoadFilter', {
+  description: 'Narrows `loads`; every given part must match.',
+  fields: (t) => ({
+    phase: t.field({ type: [PhaseEnum], description: 'Any of these phases.' }),
+    status: t.string({ description: 'The TMS status, compared trimmed and case-insensitively.' }),
+    search: t.string({
+      description:
+        'A case-insensitive part of any reference number: customer reference, BOL, PO, leg reference, pickup reference or stop reference.',
+    }),
+    changedSince: t.field({ type: 'DateTime', description: 'Only loads the service wrote at or after this instant (`changedAt`).' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  load: t.prismaField({
+    type: 'Load',
+    nullable: true,
+    description: "The load with this permalink in the caller's tenant, or null.",
+    args: { permalink: t.arg.string({ required: true, description: '`native_system_load_permalink`.' }) },
+    resolve: (query, _root, { permalink }, ctx) =>
+      ctx.services.db.prisma.load.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+  }),
+  loads: t.prismaConnection(
+    {
+      type: 'Load',
+      cursor: 'id',
+      description: "The tenant's loads, newest first (by creation), optionally filtered.",
+      args: { filter: t.arg({ type: LoadFilterInput, description: 'Narrows the list.' }) },
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
+      totalCount: (_parent, { filter }, ctx) => ctx.services.db.prisma.load.count({ where: loadFilterWhere(tenantOf(ctx).id, filter) }),
+      resolve: async (query, _root, { filter }, ctx) => {
+        const tenantId = tenantOf(ctx).id;
+        const { prisma } = ctx.services.db;
+        const loads = await prisma.load.findMany({
+          ...scopeCursor(query, tenantId),
+          where: loadFilterWhere(tenantId, filter),
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        });
+        if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
+        return loads;
+      },
+    },
+    { name: 'LoadConnection', description: 'A page of loads.' },
+    { name: 'LoadEdge', description: 'A load and its cursor.' },
+  ),
+}));
+
+const LoadInput = zodInput('LoadInput', LoadUpsert, { description: 'A load, as the REST `LoadUpsert` body.' });
+const LoadPatchInput = zodInput('LoadPatch', LoadPatch, {
+  description: 'Load fields to change, as in a `LoadUpsert` body: an absent field is left as it is, null clears it.',
+  partial: true,
+});
+
+ingestMutation('upsertLoad', {
+  ingester: loadIngester,
+  input: LoadInput,
+  honoursSyncRunTime: true,
+  takesSyncRunTime: true,
+  description: 'Creates or updates a load by its permalink; the same service as `POST /api/v1/loads/upsert`.',
+});
+
+builder.mutationField('editLoad', (t) =>
+  t.prismaField({
+    type: 'Load',
+    description:
+      "A user's edit of a load. It counts as the freshest data: a later upsert whose `syncRunTime` is older than the edit answers SKIPPED. Changing the status re-derives the phase.",
+    args: {
+      permalink: t.arg.string({ required: true, description: '`native_system_load_permalink` of the load to edit.' }),
+      patch: t.arg({ type: LoadPatchInput.type, required: true, description: 'The fields to change.' }),
+    },
+    resolve: async (query, _root, { permalink, patch }, ctx) => {
+      const tenant = writableTenantOf(ctx);
+      const { db } = ctx.services;
+      const id = await editLoad({ db, tenant, permalink, patch: LoadPatchInput.toBody(patch as Record<string, unknown>), now: ctx.now });
+      return db.prisma.load.findUniqueOrThrow({ ...query, where: { id } });
+    },
+  }),
+);

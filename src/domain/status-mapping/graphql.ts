@@ -1,0 +1,39 @@
+import { builder } from '../../graphql/builder.js';
+import { PhaseEnum } from '../../graphql/enums.js';
+import { tenantOf, writableTenantOf } from '../tenant/graphql.js';
+import { removeStatusMapping, setStatusMapping } from './service.js';
+
+builder.prismaObject('StatusMapping', {
+  description: 'Maps one TMS status text (compared trimmed and case-insensitively) to a phase.',
+  fields: (t) => ({
+    status: t.exposeString('status', { description: 'The status as the operator entered it (trimmed).' }),
+    phase: t.expose('phase', { type: PhaseEnum, description: 'The phase loads with this status are in.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the mapping was last set.' }),
+  }),
+});
+
+builder.queryField('statusMappings', (t) =>
+  t.prismaField({
+    type: ['StatusMapping'],
+    description: "The tenant's status mapping, by status.",
+    resolve: (query, _root, _args, ctx) =>
+      ctx.services.db.prisma.statusMapping.findMany({ ...query, where: { tenantId: tenantOf(ctx).id }, orderBy: { statusKey: 'asc' } }),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  setStatusMapping: t.prismaField({
+    type: 'StatusMapping',
+    description: "Maps a TMS status to a phase (creating or replacing the mapping) and re-phases the tenant's stored loads and updates.",
+    args: {
+      status: t.arg.string({ required: true, description: 'The TMS status text (compared trimmed and case-insensitively).' }),
+      phase: t.arg({ type: PhaseEnum, required: true, description: 'The phase it means.' }),
+    },
+    resolve: (_query, _root, { status, phase }, ctx) => setStatusMapping(ctx.services.db, writableTenantOf(ctx).id, status, phase, ctx.now),
+  }),
+  removeStatusMapping: t.boolean({
+    description: 'Removes the mapping of a TMS status; its loads become UNMAPPED. False when there was none.',
+    args: { status: t.arg.string({ required: true, description: 'The TMS status text.' }) },
+    resolve: (_root, { status }, ctx) => removeStatusMapping(ctx.services.db, writableTenantOf(ctx).id, status, ctx.now),
+  }),
+}));

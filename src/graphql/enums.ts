@@ -1,0 +1,44 @@
+/**
+ * Enums shared by several GraphQL types. `sharedEnum` lets the zod-derived inputs and the output
+ * types use one GraphQL enum per name (a stop's `type` and `StopInput.stop_type` are both `StopType`).
+ */
+import { Phase as Phases, type Phase } from '../db/generated/prisma/enums.js';
+import { builder } from './builder.js';
+
+const phaseDescriptions: Record<keyof typeof Phases, string> = {
+  PLANNED: 'Planned: not yet covered by a carrier.',
+  COVERED: 'Covered: a carrier is booked.',
+  DISPATCHED: 'Dispatched to the carrier.',
+  AT_PICKUP: 'At the pickup.',
+  IN_TRANSIT: 'In transit.',
+  AT_DELIVERY: 'At the delivery.',
+  DELIVERED: 'Delivered.',
+  COMPLETED: 'Completed: paperwork closed.',
+  CANCELLED: 'Cancelled.',
+  UNMAPPED: "The TMS status has no mapping yet (see `statusMappings` and ingest health's `unmappedStatuses`).",
+};
+
+export const PhaseEnum = builder.enumType('Phase', {
+  description: "Phase of a load, translated from the TMS status by the tenant's status mapping.",
+  values: Object.fromEntries(
+    Object.values(Phases).map((phase) => [phase, { value: phase, description: phaseDescriptions[phase] }]),
+  ) as Record<Phase, { value: Phase; description: string }>,
+});
+
+const enums = new Map<string, { values: readonly string[]; ref: ReturnType<typeof createEnum> }>();
+
+function createEnum(name: string, values: readonly string[], description: string) {
+  return builder.enumType(name, { description, values: values as string[] });
+}
+
+/** The GraphQL enum `name` with these values, created once (a second call must name the same values). */
+export function sharedEnum(name: string, values: readonly string[], description: string) {
+  const known = enums.get(name);
+  if (known) {
+    if (known.values.join() !== values.join()) throw new Error(`GraphQL enum ${name} is defined with two value lists.`);
+    return known.ref;
+  }
+  const ref = createEnum(name, values, description);
+  enums.set(name, { values, ref });
+  return ref;
+}
