@@ -5,6 +5,7 @@
  * requests get the one access log line REST requests get from the REST pipeline.
  */
 import { randomUUID } from 'node:crypto';
+import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { withRequestId, type Logger } from '../logger.js';
 
@@ -35,8 +36,10 @@ export function useRequestId(logger: Logger): Plugin {
         return withRequestId(requestIdOf(request), handle);
       },
     },
-    onParams({ request, params }) {
-      if (params.operationName) operations.set(request, params.operationName.slice(0, 100));
+    onExecute({ args }) {
+      const name = getOperationAST(args.document, args.operationName)?.name?.value;
+      const { request } = args.contextValue as { request?: Request };
+      if (name && request) operations.set(request, name.slice(0, 100));
     },
     onResponse({ request, response }) {
       response.headers.set('x-request-id', requestIdOf(request));
