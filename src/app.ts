@@ -14,6 +14,8 @@ import { createRequestScope, type AppDeps, type Services } from './context.js';
 import type { RequestContext } from './graphql/context.js';
 import { maskError } from './graphql/mask-error.js';
 import { schema } from './graphql/schema.js';
+import { graphiqlDefaultQuery } from './graphql/graphiql.js';
+import { useAdminAudit } from './graphql/admin-audit.js';
 import { ingestionRoutes } from './routes.js';
 import { createGraphQLError } from 'graphql-yoga';
 
@@ -36,6 +38,12 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     landingPage: false,
     logging: deps.logger,
     maskedErrors: { maskError },
+    graphiql: {
+      title: 'tms-ingest GraphQL',
+      defaultQuery: graphiqlDefaultQuery,
+      // The page loads without a key; each request sends the one entered here.
+      headers: JSON.stringify({ 'X-API-Key': '<your API key>' }, null, 2),
+    },
     context: async ({ request }): Promise<RequestContext> => {
       const scope = createRequestScope(services, requestIdOf(request), 'graphql');
       try {
@@ -46,7 +54,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         throw createGraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status } } });
       }
     },
-    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(ingestionRoutes, services)],
+    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(ingestionRoutes, services), useAdminAudit()],
   });
   return Object.assign(yoga, { services });
 }

@@ -1,0 +1,49 @@
+/** GraphQL request helpers: data when there must be no error, the first error when there must be one. */
+import { expect } from 'vitest';
+import type { Api } from '../helpers/app.js';
+
+export interface GraphQLErrorBody {
+  message: string;
+  path?: (string | number)[];
+  extensions?: { code?: string; details?: { field: string; issue: string }[] };
+}
+
+/** Runs an operation that must succeed; returns its data. */
+export async function gqlData<T = any>(api: Api, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<T> {
+  const res = await api.graphql(query, variables, headers);
+  expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+  expect(res.status).toBe(200);
+  return res.body.data as T;
+}
+
+/** Runs an operation that must fail; returns its first error (and the data, for partial results). */
+export async function gqlError(api: Api, query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
+  const res = await api.graphql(query, variables, headers);
+  expect(res.body.errors, JSON.stringify(res.body)).toBeDefined();
+  return { error: res.body.errors[0] as GraphQLErrorBody, errors: res.body.errors as GraphQLErrorBody[], data: res.body.data, status: res.status };
+}
+
+export const upsertMutations = {
+  carrier: /* GraphQL */ `mutation ($input: CarrierInput!, $syncRunTime: DateTime) { upsertCarrier(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
+  load: /* GraphQL */ `mutation ($input: LoadInput!, $syncRunTime: DateTime) { upsertLoad(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
+  loadLeg: /* GraphQL */ `mutation ($input: LoadLegInput!, $syncRunTime: DateTime) { upsertLoadLeg(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
+  stop: /* GraphQL */ `mutation ($input: StopInput!, $syncRunTime: DateTime) { upsertStop(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
+  loadUpdate: /* GraphQL */ `mutation ($input: LoadUpdateInput!) { createLoadUpdate(input: $input) { status message permalink } }`,
+} as const;
+
+/** Every field of a load with its legs, carriers, stops, updates and phase history. */
+export const loadTreeFields = /* GraphQL */ `
+  permalink tmsId status phase customerReferenceNumber orderType bolNumber poNumber loadMode customerName tmsUrl extra changedAt createdAt
+  legs {
+    permalink tmsId sequence loadUniqueKey driverName driverPhone truckNumber trailerNumber carrierRepName carrierRepEmail
+    customerRepName customerRepEmail referenceNumber pickupReferenceNumber status extra changedAt
+    load { permalink }
+    carrier { permalink tmsId name mcNumber dotNumber scac email phone extra changedAt }
+    stops {
+      permalink tmsId sequence type locationName addressLine1 addressLine2 city state postalCode country latitude longitude timezone
+      appointmentStart appointmentEnd arrivedAt departedAt referenceNumber status extra changedAt
+    }
+  }
+  updates(first: 5) { permalink type occurredAt status phase latitude longitude city state country eta message source createdAt }
+  phaseHistory { fromPhase toPhase status changedAt }
+`;
