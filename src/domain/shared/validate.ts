@@ -27,7 +27,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): FieldIssue {
   const field = issue.path.map(String).join('.');
   const [key] = issue.path;
-  if (issue.path.length === 1 && typeof key === 'string' && !Object.hasOwn(input, key)) {
+  if (issue.code !== 'custom' && issue.path.length === 1 && typeof key === 'string' && !Object.hasOwn(input, key)) {
     return { field, issue: 'is required (send null when unknown)' };
   }
   if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
