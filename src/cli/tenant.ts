@@ -22,6 +22,7 @@ import {
   rotateApiKey,
   setStaleInterval,
   slugPattern,
+  staleSecondsRange,
 } from '../domain/tenant/service.js';
 import { AppError, isDatabaseUnavailable } from '../errors.js';
 
@@ -43,7 +44,8 @@ interface Command {
   summary: string;
   args: string[];
   options: Options;
-  run(db: Database, args: string[], values: Values, out: Output): Promise<void>;
+  /** Checks the arguments (before the database is opened) and returns the work to do. */
+  prepare(args: string[], values: Values): (db: Database, out: Output) => Promise<void>;
 }
 
 /** Writes a command's result: human-readable text, or one JSON line with `--json`. */
@@ -73,14 +75,17 @@ const commands: Command[] = [
     summary: 'Creates a tenant and prints its API key (once).',
     args: ['slug'],
     options: { name: { type: 'string' }, 'tms-url-template': { type: 'string' }, ...json },
-    async run(db, [slug], values, out) {
-      if (typeof values.name !== 'string') throw new UsageError('--name "<name>" is required.', this);
-      const tmsUrlTemplate = values['tms-url-template'] as string | undefined;
-      const { tenant, apiKey } = await createTenant(db, { slug: requireSlug(slug!, this), name: values.name, tmsUrlTemplate });
-      out.result(
-        `Created tenant ${tenant.slug} (${tenant.name}).\nAPI key, shown once (only its hash is stored):\n\n  ${apiKey}\n`,
-        { slug: tenant.slug, apiKey },
-      );
+    prepare([slug], values) {
+      const name = values.name;
+      if (typeof name !== 'string') throw new UsageError('--name "<name>" is required.', this);
+      const input = { slug: requireSlug(slug!, this), name, tmsUrlTemplate: values['tms-url-template'] as string | undefined };
+      return async (db, out) => {
+        const { tenant, apiKey } = await createTenant(db, input);
+        out.result(
+          `Created tenant ${tenant.slug} (${tenant.name}).\nAPI key, shown once (only its hash is stored):\n\n  ${apiKey}\n`,
+          { slug: tenant.slug, apiKey },
+        );
+      };
     },
   },
   {
@@ -89,12 +94,12 @@ const commands: Command[] = [
     summary: 'Revokes the tenant\'s keys and prints a new one (once).',
     args: ['slug'],
     options: json,
-    async run(db, [slug], _values, out) {
-      const { tenant, apiKey } = await rotateApiKey(db, requireSlug(slug!, this));
-      out.result(
-        `New API key of ${tenant.slug}, shown once (the previous keys are revoked):\n\n  ${apiKey}\n`,
-        { slug: tenant.slug, apiKey },
-      );
+    prepare([slug]) {
+      requireSlug(slug!, this);
+      return async (db, out) => {
+        const { tenant, apiKey } = await rotateApiKey(db, slug!);
+        out.result(`New API key of ${tenant.slug}, shown once (the previous keys are revoked):\n\n  ${apiKey}\n`, { slug: tenant.slug, apiKey });
+      };
     },
   },
   {
@@ -103,9 +108,12 @@ const commands: Command[] = [
     summary: 'Revokes every key of the tenant (rotate-key issues a new one).',
     args: ['slug'],
     options: json,
-    async run(db, [slug], _values, out) {
-      const revoked = await revokeApiKeys(db, requireSlug(slug!, this));
-      out.result(`Revoked ${revoked} API key${revoked === 1 ? '' : 's'} of ${slug}. Issue a new one with rotate-key.`, { slug, revokedKeys: revoked });
+    prepare([slug]) {
+      requireSlug(slug!, this);
+      return async (db, out) => {
+        const revoked = await revokeApiKeys(db, slug!);
+        out.result(`Revoked ${revoked} API key${revoked === 1 ? '' : 's'} of ${slug}. Issue a new one with rotate-key.`, { slug, revokedKeys: revoked });
+      };
     },
   },
   {
@@ -114,16 +122,19 @@ const commands: Command[] = [
     summary: `Maps a TMS status to a phase and re-phases stored loads. PHASE: ${phases.join(', ')}.`,
     args: ['slug', 'status', 'phase'],
     options: json,
-    async run(db, [slug, status, phaseArg], _values, out) {
+    prepare([slug, status, phaseArg]) {
+      requireSlug(slug!, this);
       const phase = phaseArg!.toUpperCase() as Phase;
       if (!phases.includes(phase)) throw new UsageError(`Unknown phase "${phaseArg}": use one of ${phases.join(', ')}.`, this);
-      const tenant = await requireTenant(db, requireSlug(slug!, this));
-      const mapping = await setStatusMapping(db, tenant.id, status!, phase);
-      out.result(`${tenant.slug}: "${mapping.status}" → ${mapping.phase}; stored loads with that status are re-phased.`, {
-        slug: tenant.slug,
-        status: mapping.status,
-        phase: mapping.phase,
-      });
+      return async (db, out) => {
+        const tenant = await requireTenant(db, slug!);
+        const mapping = await setStatusMapping(db, tenant.id, status!, phase);
+        out.result(`${tenant.slug}: "${mapping.status}" → ${mapping.phase}; stored loads with that status are re-phased.`, {
+          slug: tenant.slug,
+          status: mapping.status,
+          phase: mapping.phase,
+        });
+      };
     },
   },
   {
@@ -132,21 +143,24 @@ const commands: Command[] = [
     summary: 'Sets how long a source may stay silent before its ingest health turns STALE.',
     args: ['slug', 'source', 'seconds'],
     options: json,
-    async run(db, [slug, source, secondsArg], _values, out) {
+    prepare([slug, source, secondsArg]) {
+      requireSlug(slug!, this);
       if (!ingestSources.includes(source as IngestSourceName)) {
         throw new UsageError(`Unknown source "${source}": use ${ingestSources.join(', ')}.`, this);
       }
-      let seconds: number | null = null;
-      if (secondsArg !== 'default') {
-        if (!/^\d+$/.test(secondsArg!)) throw new UsageError(`"${secondsArg}" is not a whole number of seconds (or "default").`, this);
-        seconds = Number(secondsArg);
+      const { min, max } = staleSecondsRange;
+      const seconds = secondsArg === 'default' ? null : Number(secondsArg);
+      if (seconds !== null && !(/^\d+$/.test(secondsArg!) && seconds >= min && seconds <= max)) {
+        throw new UsageError(`"${secondsArg}" is not a number of seconds from ${min} to ${max} (or "default").`, this);
       }
-      const inForce = await setStaleInterval(db, requireSlug(slug!, this), source as IngestSourceName, seconds);
-      out.result(`${slug}: ${source} turns STALE after ${inForce} s without traffic${seconds === null ? ' (default)' : ''}.`, {
-        slug,
-        source,
-        seconds: inForce,
-      });
+      return async (db, out) => {
+        const inForce = await setStaleInterval(db, slug!, source as IngestSourceName, seconds);
+        out.result(`${slug}: ${source} turns STALE after ${inForce} s without traffic${seconds === null ? ' (default)' : ''}.`, {
+          slug,
+          source,
+          seconds: inForce,
+        });
+      };
     },
   },
   {
@@ -155,7 +169,7 @@ const commands: Command[] = [
     summary: 'Lists tenants with their active key count and stale intervals.',
     args: [],
     options: json,
-    async run(db, _args, _values, out) {
+    prepare: () => async (db, out) => {
       const tenants = await listTenants(db);
       const rows = tenants.map((t) => [
         t.slug,
@@ -205,7 +219,8 @@ function parseCommandLine(argv: string[]) {
   if (parsed.positionals.length !== command.args.length) {
     throw new UsageError(`${command.name} takes ${command.args.map((a) => `<${a}>`).join(' ') || 'no arguments'}.`, command);
   }
-  return { command, help: false, args: parsed.positionals, values: parsed.values as Values } as const;
+  const values = parsed.values as Values;
+  return { command, help: false, values, work: command.prepare(parsed.positionals, values) } as const;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -221,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(usage(invocation?.command));
     return exitCode.ok;
   }
-  const { command, args, values } = invocation;
+  const { work, values } = invocation;
   const out: Output = {
     result: (text, data) => console.log(values.json ? JSON.stringify(data) : text),
   };
@@ -231,13 +246,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     const applied = await migrate(db.adapterFactory);
     if (applied.length) console.error(`Applied migrations: ${applied.join(', ')}`);
-    await command.run(db, args, values, out);
+    await work(db, out);
     return exitCode.ok;
   } catch (error) {
-    if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${usage(error.command)}`);
-      return exitCode.usage;
-    }
     if (error instanceof DuplicateTenantError) {
       console.error(error.message);
       return exitCode.duplicate;

@@ -1,0 +1,89 @@
+/**
+ * The databases the process-level tests (tenant CLI, server) run against: always a fresh embedded
+ * PGlite directory, and also a fresh PostgreSQL database when DATABASE_URL is set. A target gives the
+ * environment for the child process and opens the same database in the test process.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase, type Database } from '../../../src/db/database.js';
+import { apiFor, createTestApp } from '../../helpers/app.js';
+import { createTestDatabase } from '../../setup/database.js';
+
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+
+export interface Target {
+  name: 'pglite' | 'postgres';
+  /** Environment for a child process (DATABASE_URL blank on PGlite: the config treats it as unset). */
+  env: Record<string, string>;
+  /** Runs `fn` with the database open in this process (PGlite: closed again after, to free the lock). */
+  withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T>;
+  cleanup(): Promise<void>;
+}
+
+export function pgliteTarget(): Target {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tms-ingest-test-'));
+  return {
+    name: 'pglite',
+    env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+    async withDatabase(fn) {
+      const db = await openDatabase({ dataDir });
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    },
+    async cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function postgresTarget(): Promise<Target> {
+  const database = await createTestDatabase();
+  return {
+    name: 'postgres',
+    env: { DATABASE_URL: database.url!, DATA_DIR: '/nonexistent-with-database-url' },
+    withDatabase: (fn) => fn(database.db),
+    cleanup: () => database.drop(),
+  };
+}
+
+/** Target factories for this run: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export const targets: { name: Target['name']; create(): Promise<Target> }[] = [
+  { name: 'pglite', create: async () => pgliteTarget() },
+  ...(process.env.DATABASE_URL ? [{ name: 'postgres' as const, create: postgresTarget }] : []),
+];
+
+/** The environment of a child process: ours, quiet, plus the target's. */
+export const childEnv = (env: Record<string, string>) => ({ ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env });
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npm run tenant -- <args>` as a real child process (node + tsx, as the npm script does). */
+export function runTenantCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/tenant.ts', ...args], { cwd: repoRoot, env: childEnv(env) }, (error, stdout, stderr) => {
+      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Runs `fn` with an in-process app over the target's database and request helpers for `apiKey`. */
+export function withApi<T>(target: Target, apiKey: string, fn: (api: ReturnType<typeof apiFor>) => Promise<T>): Promise<T> {
+  return target.withDatabase(async (db) => {
+    const testApp = await createTestApp({ database: { db, url: null, drop: async () => {} } });
+    try {
+      return await fn(apiFor(testApp, apiKey));
+    } finally {
+      await testApp.close();
+    }
+  });
+}
