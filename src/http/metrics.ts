@@ -15,6 +15,9 @@ import { errorResponse } from './respond.js';
 /** Paths served outside the REST route list. */
 const fixedRoutes = ['/graphql', '/healthz', '/readyz', '/metrics'];
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Longest a scrape waits for pending tenant-slug lookups. */
+const lookupWaitMs = 1_000;
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface MetricsOptions {
   db: Database;
@@ -108,8 +111,9 @@ export function createMetrics({ db, routes }: MetricsOptions) {
         endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
         return;
       }
-      // Counts whose tenant slug is still being looked up belong in this scrape.
-      return Promise.all(lookups.values())
+      // Counts whose tenant slug is still being looked up belong in this scrape (but a slow
+      // database must not hold the scrape: those counts then appear in the next one).
+      return Promise.race([Promise.all(lookups.values()), delay(lookupWaitMs)])
         .then(() => registry.metrics())
         .then((text) => endResponse(new Response(text, { headers: { 'content-type': registry.contentType } })));
     },

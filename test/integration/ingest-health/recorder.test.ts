@@ -44,6 +44,20 @@ describe('ingest accounting', () => {
     expect(await storedCounts(testApp, tenant.id)).toEqual({ processed: 3, rejected: 1 });
   });
 
+  test('a flush asked for while another runs waits for it, then writes what was recorded meanwhile', async ({ tenant, testApp }) => {
+    const { recorder } = testApp.app.services;
+    const event = () => ({ tenantId: tenant.id, source: 'pull' as const, kind: 'load' as const, outcome: 'processed' as const, at: testApp.clock.now() });
+    recorder.record(event());
+    const first = recorder.flush();
+    recorder.record(event());
+    const second = recorder.flush();
+    const third = recorder.flush();
+    await second;
+    expect(await storedCounts(testApp, tenant.id)).toEqual({ processed: 2 });
+    await Promise.all([first, third]);
+    expect(await storedCounts(testApp, tenant.id)).toEqual({ processed: 2 });
+  });
+
   test('drops count buckets once they are older than a day (plus one bucket)', async ({ api, tenant, testApp }) => {
     await seed(api, routes.load, loadBody(tenant));
     await testApp.app.services.recorder.flush();
