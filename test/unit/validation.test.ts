@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { buildUpsertStatement } from '../../src/db/upsert-statement.js';
+import { parseIngestSource } from '../../src/domain/ingest-health/events.js';
+import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
+import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
+import { createValidator, maxClockSkewMs, nulIssues, permalinkIssue, syncRunTimeIssue } from '../../src/domain/shared/validate.js';
+import { jsonDepth, parseJsonObject } from '../../src/http/request.js';
+import { carrierFields, loadFields, loadLegFields, loadUpdateFields, stopFields } from '../integration/rest/contract.js';
+import { carrierRecord } from '../../src/domain/carrier/schema.js';
+import { loadRecord } from '../../src/domain/load/schema.js';
+import { stopRecord } from '../../src/domain/stop/schema.js';
+import { loadUpdateRecord } from '../../src/domain/load-update/schema.js';
+
+const tenant = { id: '00000000-0000-0000-0000-000000000001', slug: 'acme', name: 'Acme', tmsUrlTemplate: null };
+const now = new Date('2026-05-01T12:00:00Z');
+
+describe('schemas match the contract tables', () => {
+  for (const [record, fields] of [
+    [carrierRecord, carrierFields],
+    [loadRecord, loadFields],
+    [loadLegRecord, loadLegFields],
+    [stopRecord, stopFields],
+    [loadUpdateRecord, loadUpdateFields],
+  ] as const) {
+    test(`${record.label}: the same fields, each with its x-service-importance`, () => {
+      const shape = (record.body as unknown as { shape: Record<string, { meta(): Record<string, unknown> | undefined }> }).shape;
+      expect(Object.keys(shape).sort()).toEqual(Object.keys(fields).sort());
+      for (const [name, field] of Object.entries(fields)) expect(shape[name]!.meta()?.['x-service-importance'], name).toBe(field.importance);
+    });
+  }
+});
+
+describe('permalinkIssue', () => {
+  test('accepts <non-empty id>-<slug> for any id', () => {
+    fc.assert(fc.property(fc.string({ minLength: 1 }), (id) => permalinkIssue('f', `${id}-acme`, 'acme') === null));
+  });
+  test('rejects anything not ending in -<slug>, and the bare suffix', () => {
+    fc.assert(fc.property(fc.string(), (value) => {
+      fc.pre(!value.endsWith('-acme'));
+      expect(permalinkIssue('f', value, 'acme')).toEqual({ field: 'f', issue: expect.stringContaining('acme') });
+    }));
+    expect(permalinkIssue('f', '-acme', 'acme')).not.toBeNull();
+  });
+});
+
+describe('syncRunTimeIssue', () => {
+  test('accepts up to exactly 5 minutes ahead and rejects one millisecond more', () => {
+    expect(syncRunTimeIssue(new Date(now.getTime() + maxClockSkewMs), now)).toBeNull();
+    expect(syncRunTimeIssue(new Date(now.getTime() + maxClockSkewMs + 1), now)).toMatchObject({ field: 'sync_run_time' });
+    expect(syncRunTimeIssue(new Date('1990-01-01T00:00:00Z'), now)).toBeNull();
+    expect(syncRunTimeIssue(null, now)).toBeNull();
+  });
+});
+
+describe('createValidator', () => {
+  const validate = createValidator(carrierRecord);
+  const valid = { native_system_carrier_permalink: 'C1-acme', native_system_carrier_id: 'C1' };
+
+  test('max lengths hold at the limit and fail one over, for any characters', () => {
+    fc.assert(fc.property(fc.string({ minLength: 250, maxLength: 251, unit: 'grapheme-ascii' }), (name) => {
+      const result = validate(tenant, { ...valid, carrier_name: name }, { now });
+      expect(result.ok).toBe(name.length <= 250);
+    }));
+  });
+
+  test('splits extra fields from contract fields, keeping __proto__ as data', () => {
+    const input = JSON.parse('{"native_system_carrier_permalink":"C1-acme","native_system_carrier_id":"C1","x":1,"__proto__":{"y":2}}');
+    const result = validate(tenant, input, { now });
+    expect(result.ok && Object.keys(result.record.extra)).toEqual(['x', '__proto__']);
+  });
+
+  test('company_permalink of another tenant throws tenant_mismatch before any other check', () => {
+    expect(() => validate(tenant, { company_permalink: 'other' }, { now })).toThrow(expect.objectContaining({ code: 'tenant_mismatch' }));
+  });
+});
+
+describe('nulIssues', () => {
+  test('finds NUL characters in nested values and names, by path', () => {
+    expect(nulIssues({ a: { b: ['ok', 'x\u0000'] }, ['k\u0000']: 1, c: 'fine' }).map((i) => i.field)).toEqual(['a.b.1', 'k\\u0000']);
+    expect(nulIssues({ a: 1, b: null, c: [true] })).toEqual([]);
+  });
+});
+
+describe('fields', () => {
+  test('isInDateRange accepts years 0001..9999 in UTC only', () => {
+    expect(isInDateRange('0001-01-01T00:00:00Z')).toBe(true);
+    expect(isInDateRange('9999-12-31T23:59:59.999Z')).toBe(true);
+    expect(isInDateRange('0000-12-31T23:59:59Z')).toBe(false);
+    expect(isInDateRange('9999-12-31T23:59:59-01:00')).toBe(false);
+  });
+  test('isTimeZone knows IANA names only', () => {
+    expect(isTimeZone('America/Chicago')).toBe(true);
+    expect(isTimeZone('Nowhere/Special')).toBe(false);
+    expect(isTimeZone('')).toBe(false);
+  });
+});
+
+describe('parseIngestSource', () => {
+  test('pull and webhook in any case and spacing; absent is unspecified; anything else null', () => {
+    expect(parseIngestSource(null)).toBe('unspecified');
+    expect(parseIngestSource(' PuLL ')).toBe('pull');
+    expect(parseIngestSource('WEBHOOK')).toBe('webhook');
+    for (const bad of ['', 'push', 'unspecified', 'pull webhook']) expect(parseIngestSource(bad)).toBeNull();
+  });
+});
+
+describe('request bodies', () => {
+  test('jsonDepth ignores brackets inside strings, including escaped quotes', () => {
+    expect(jsonDepth('{"a":[[1]]}')).toBe(3);
+    expect(jsonDepth('{"a":"[[[[\\"[[["}')).toBe(1);
+    expect(jsonDepth('"x"')).toBe(0);
+  });
+  test('parseJsonObject accepts objects only', () => {
+    expect(parseJsonObject('{"a":1}')).toEqual({ a: 1 });
+    for (const bad of ['[]', 'null', '1', '{', `${'['.repeat(65)}${']'.repeat(65)}`]) {
+      expect(() => parseJsonObject(bad)).toThrow(expect.objectContaining({ code: 'invalid_json' }));
+    }
+  });
+});
+
+describe('upsert statement parameters', () => {
+  const statement = buildUpsertStatement(loadLegRecord);
+  test('fixed parameters, then one value per column (undefined → null), then parent permalinks', () => {
+    const columns = Object.keys(loadLegRecord.columns).length;
+    const params = statement.params({
+      tenantId: tenant.id,
+      permalink: 'G1-acme',
+      now,
+      syncRunTime: null,
+      present: ['tms_id'],
+      extra: { a: 1 },
+      values: ['G1', undefined],
+      parents: ['L1-acme', null],
+    });
+    expect(params.slice(0, 6)).toEqual([tenant.id, 'G1-acme', now, null, ['tms_id'], { a: 1 }]);
+    expect(params.slice(6, 8)).toEqual(['G1', null]);
+    expect(params.slice(-2)).toEqual(['L1-acme', null]);
+    expect(statement.text).toContain(`$${6 + columns + 2}`);
+    expect(statement.text).not.toContain(`$${6 + columns + 3}`);
+  });
+  test('reads which parents were found', () => {
+    expect(statement.read({ inserted: null, parent_0: false, parent_1: null })).toEqual({ inserted: null, parents: [false, null] });
+  });
+});
+
+describe('loadConfig', () => {
+  test('defaults, blank values as unset, and every problem reported at once', () => {
+    const config = loadConfig({ PORT: '', DATABASE_POOL_SIZE: '5' });
+    expect(config.http).toMatchObject({ port: 4000, maxBodyBytes: 1_048_576 });
+    expect(config.db.poolSize).toBe(5);
+    expect(config.admin).toBeNull();
+    expect(() => loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://x', ADMIN_API_KEY: 'short' })).toThrow(/PORT[\s\S]*DATABASE_URL[\s\S]*ADMIN_API_KEY|DATABASE_URL[\s\S]*PORT/);
+  });
+});
