@@ -16,7 +16,7 @@ import { maskError } from './graphql/mask-error.js';
 import { schema } from './graphql/schema.js';
 import { graphiqlDefaultQuery } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
-import { ingestionRoutes } from './routes.js';
+import { ingestionRoutes, restRoutes } from './routes.js';
 import { createGraphQLError } from 'graphql-yoga';
 
 export interface AppOptions {
@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         throw createGraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status } } });
       }
     },
-    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(ingestionRoutes, services), useAdminAudit()],
+    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(restRoutes, services), useAdminAudit()],
   });
   return Object.assign(yoga, { services });
 }

@@ -1,0 +1,145 @@
+/**
+ * GET /api/v1/openapi.json: a valid OpenAPI 3.1 document (checked by a real validator) that describes
+ * every route, and whose field rules are those of the zod schemas the service validates with (the
+ * expectations are read from the schemas, not written out again).
+ */
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { z } from 'zod';
+import { describe, expect, test } from '../../fixtures.js';
+import { errorCodes, errorStatus } from '../../../src/errors.js';
+import { openApiDocument, restRoutes } from '../../../src/routes.js';
+
+type Json = Record<string, any>;
+
+const doc = openApiDocument as unknown as Json;
+
+/** Follows a local `$ref` (`#/components/...`). */
+function resolve(schema: Json): Json {
+  if (typeof schema.$ref !== 'string') return schema;
+  return resolve(schema.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], doc));
+}
+
+const operationOf = (route: { method: string; path: string }) => doc.paths[route.path][route.method.toLowerCase()] as Json;
+
+/** Routes whose request body is a record object (the contract's field tables). */
+const recordRoutes = restRoutes.filter((r) => r.doc.requestBody instanceof z.ZodObject);
+
+/** Whether a JSON Schema admits `null`. */
+const admitsNull = (schema: Json): boolean =>
+  schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null')) || (schema.anyOf ?? []).some(admitsNull);
+
+/** The `maxLength` of a property's string variant, if any. */
+const maxLengthOf = (schema: Json): number | undefined => schema.maxLength ?? (schema.anyOf ?? []).map(maxLengthOf).find((m: unknown) => m !== undefined);
+
+describe('GET /api/v1/openapi.json', () => {
+  test('is served without an API key, as JSON, and is the document built at start-up', async ({ testApp }) => {
+    const res = await testApp.fetch('/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(openApiDocument)));
+
+    const route = restRoutes.find((r) => r.path === '/api/v1/openapi.json')!;
+    const first = await route.handle({} as never);
+    const second = await route.handle({} as never);
+    expect(second.body).toBe(first.body); // not rebuilt per request
+  });
+
+  test('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+  });
+
+  test('describes every route with its method, and no other', () => {
+    const documented = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(restRoutes.map((r) => `${r.method} ${r.path}`).sort());
+    expect(documented).toContain('POST /api/v1/loads/upsert');
+    expect(documented).toContain('GET /api/v1/openapi.json');
+  });
+
+  test('requires X-API-Key on every tenant route and nowhere else', () => {
+    expect(doc.components.securitySchemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }));
+    for (const route of restRoutes) {
+      expect(operationOf(route).security, route.path).toEqual(route.auth === 'tenant' ? [{ ApiKey: [] }] : []);
+    }
+  });
+
+  test('documents the query parameters and headers each route takes', () => {
+    for (const route of restRoutes) {
+      const params = (operationOf(route).parameters as Json[]).map(resolve);
+      const names = params.map((p) => `${p.in}:${p.name}`);
+      const queryKeys = route.doc.query instanceof z.ZodObject ? Object.keys(route.doc.query.shape) : [];
+      expect(names.filter((n) => n.startsWith('query:')).sort(), route.path).toEqual(queryKeys.map((k) => `query:${k}`).sort());
+      expect(names).toContain('header:X-Request-Id');
+      expect(names.includes('header:Service-Ingest-Source'), route.path).toBe(Boolean(route.doc.ingestSource));
+    }
+    const source = resolve({ $ref: '#/components/parameters/ServiceIngestSource' });
+    expect(source.schema.enum).toEqual(['pull', 'webhook']);
+    const syncRunTime = (operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).parameters as Json[]).find((p) => p.name === 'sync_run_time')!;
+    expect(syncRunTime).toMatchObject({ in: 'query', required: false, schema: { type: 'string', format: 'date-time' } });
+  });
+
+  test('gives every request-body field its x-service-importance from the zod schema', () => {
+    expect(recordRoutes.length).toBeGreaterThanOrEqual(5);
+    for (const route of recordRoutes) {
+      const shape = (route.doc.requestBody as z.ZodObject).shape;
+      const body = resolve(operationOf(route).requestBody.content['application/json'].schema);
+      expect(Object.keys(body.properties).sort(), route.path).toEqual(Object.keys(shape).sort());
+      for (const [field, schema] of Object.entries(shape)) {
+        const importance = z.globalRegistry.get(schema as z.ZodType)?.['x-service-importance'];
+        expect(['required', 'recommended', 'optional'], `${route.path} ${field}`).toContain(importance);
+        expect(body.properties[field]['x-service-importance'], `${route.path} ${field}`).toBe(importance);
+      }
+    }
+  });
+
+  test('required, nullable and maxLength of every body field match what the zod schema accepts', () => {
+    for (const route of recordRoutes) {
+      const shape = (route.doc.requestBody as z.ZodObject).shape as Record<string, z.ZodType>;
+      const body = resolve(operationOf(route).requestBody.content['application/json'].schema);
+      for (const [field, schema] of Object.entries(shape)) {
+        const property = body.properties[field];
+        const where = `${route.path} ${field}`;
+        expect(body.required.includes(field), where).toBe(!schema.safeParse(undefined).success);
+        expect(admitsNull(property), where).toBe(schema.safeParse(null).success);
+        const max = maxLengthOf(property);
+        if (max !== undefined && schema.safeParse('x').success) {
+          expect(schema.safeParse('x'.repeat(max)).success, where).toBe(true);
+          expect(schema.safeParse('x'.repeat(max + 1)).success, where).toBe(false);
+        }
+      }
+    }
+    // The contract's examples, spelled out once as a sanity check on the derivation.
+    const load = resolve(operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).requestBody.content['application/json'].schema);
+    expect(load.properties.native_system_load_permalink).toMatchObject({ type: 'string', maxLength: 100, 'x-service-importance': 'required' });
+    expect(admitsNull(load.properties.native_system_load_permalink)).toBe(false);
+  });
+
+  test('answers every route\'s errors with the catalog\'s statuses and the JSON error body', () => {
+    const errorBody = resolve({ $ref: '#/components/schemas/ErrorResponse' });
+    expect(errorBody.properties.error.properties.code.enum.sort()).toEqual([...errorCodes].sort());
+
+    const documented = new Set<string>();
+    for (const route of restRoutes) {
+      const responses = operationOf(route).responses as Record<string, Json>;
+      expect(responses['200'], route.path).toBeDefined();
+      for (const [status, response] of Object.entries(responses)) {
+        if (status === '200') continue;
+        const [base, narrowed] = response.content['application/json'].schema.allOf;
+        expect(base).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+        for (const code of narrowed.properties.error.properties.code.enum as (keyof typeof errorStatus)[]) {
+          expect(errorStatus[code], `${route.path} ${code}`).toBe(Number(status));
+          expect(response.description).toContain(`\`${code}\``);
+          documented.add(code);
+        }
+      }
+      if (route.auth === 'tenant') expect(responses['401'], route.path).toBeDefined();
+      if (route.method === 'POST') expect(Object.keys(responses), route.path).toEqual(expect.arrayContaining(['400', '413', '415']));
+      for (const code of route.doc.errors ?? []) expect(responses[String(errorStatus[code as keyof typeof errorStatus])], `${route.path} ${code}`).toBeDefined();
+    }
+    for (const response of Object.values(doc.components.responses as Record<string, Json>)) {
+      for (const code of errorCodes) if (response.description.includes(`\`${code}\``)) documented.add(code);
+    }
+    expect([...documented].sort()).toEqual([...errorCodes].sort());
+    expect(operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).responses['503'].headers['Retry-After']).toBeDefined();
+  });
+});
