@@ -40,6 +40,7 @@ builder.queryFields((t) => ({
       args: {
         search: t.arg.string({ description: 'Case-insensitive part of the name, MC number, DOT number or SCAC.' }),
       },
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
       totalCount: (_parent, { search }, ctx) => ctx.services.db.prisma.carrier.count({ where: carrierSearchWhere(tenantOf(ctx).id, search) }),
       resolve: async (query, _root, { search }, ctx) => {
         const tenantId = tenantOf(ctx).id;

@@ -30,6 +30,7 @@ export const LoadLegType = builder.prismaObject('LoadLeg', {
     status: t.exposeString('status', { nullable: true, description: 'Leg status as the TMS names it.' }),
     stops: t.relation('stops', {
       description: 'Stops of the leg, by sequence.',
+      complexity: { field: 1, multiplier: 4 }, // a leg has a pickup, a delivery and a few stops between
       query: { orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] },
     }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),

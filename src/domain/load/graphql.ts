@@ -53,6 +53,7 @@ export const LoadType = builder.prismaObject('Load', {
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service first stored the load.' }),
     legs: t.relation('legs', {
       description: 'Legs of the load, by sequence.',
+      complexity: { field: 1, multiplier: 3 }, // a load has one to a few legs
       query: { orderBy: legOrder },
     }),
     updates: t.relation('updates', {

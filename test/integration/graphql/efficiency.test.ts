@@ -1,0 +1,80 @@
+import { describe, expect, test } from '../../fixtures.js';
+import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import { gqlData, gqlError, loadTreeFields } from '../../factories/graphql.js';
+import { apiFor, type Api, type TestApp } from '../../helpers/app.js';
+
+/** `count` loads, each with two legs (with a carrier), two stops per leg and two updates. */
+async function seedLoads(api: Api, tenant: { slug: string }, count: number) {
+  const carrier = await seed(api, routes.carrier, carrierBody(tenant));
+  for (let i = 0; i < count; i++) {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    for (const sequence of [1, 2]) {
+      const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: sequence, native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+      for (const stopSequence of [1, 2]) await seed(api, routes.stop, stopBody(tenant, leg, { stop_sequence: stopSequence }));
+    }
+    for (const day of [20, 21]) await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z` }));
+  }
+}
+
+const pageQuery = /* GraphQL */ `{
+  loads(first: 50) {
+    totalCount
+    edges { cursor node { ${loadTreeFields} latest: updates(first: 1) { message occurredAt } } }
+  }
+}`;
+
+/** SQL statements the database received while one GraphQL request ran. */
+async function statementsOf(testApp: TestApp, api: Api, query: string) {
+  const statements: string[] = [];
+  const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
+  try {
+    const data = await gqlData(api, query);
+    return { data, statements };
+  } finally {
+    stop();
+  }
+}
+
+describe('query efficiency', () => {
+  test('a page of loads with legs, carriers, stops and updates costs the same statements for 5 loads as for 25', async ({ testApp }) => {
+    const small = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/{key}' });
+    const large = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/{key}' });
+    await seedLoads(apiFor(testApp, small.apiKey), small, 5);
+    await seedLoads(apiFor(testApp, large.apiKey), large, 25);
+
+    const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), pageQuery);
+    const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), pageQuery);
+    expect(few.data.loads.edges).toHaveLength(5);
+    expect(many.data.loads.edges).toHaveLength(25);
+    expect(many.data.loads.edges[24].node.legs[1].stops).toHaveLength(2);
+    expect(many.data.loads.edges[24].node.legs[1].carrier).not.toBeNull();
+    expect(many.statements.length).toBe(few.statements.length);
+    // authentication (2); loads and their count; legs, their load, carriers, stops, updates, phase changes: one
+    // statement each for the whole page; the aliased second `updates` selection: one batched pair
+    expect(many.statements.length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('query limits', () => {
+  test('a query nested deeper than the limit is rejected with validation_failed before it runs', async ({ api, tenant, testApp }) => {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const deep = `query ($p: String!) { load(permalink: $p) { legs { load { legs { load { legs { load { legs { load { legs { load { permalink } } } } } } } } } } } }`;
+    const statements: string[] = [];
+    const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
+    const { error } = await gqlError(api, deep, { p: load.native_system_load_permalink }).finally(stop);
+    expect(error.extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'query', issue: expect.stringContaining('depth') }] });
+    expect(statements.filter((s) => s.includes('"loads"'))).toEqual([]);
+  });
+
+  test('a query costing more than the limit is rejected with validation_failed', async ({ api }) => {
+    const aliases = Array.from({ length: 5 }, (_, i) => `a${i}: loads(first: 100) { edges { node { ${loadTreeFields} } } }`).join('\n');
+    const { error } = await gqlError(api, `{ ${aliases} }`);
+    expect(error.extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'query', issue: expect.stringContaining('complexity') }] });
+    expect(error.message).toMatch(/too costly/);
+  });
+
+  test('the same query with a small page is within the limit', async ({ api }) => {
+    const data = await gqlData(api, `{ loads(first: 20) { edges { node { ${loadTreeFields} } } } }`);
+    expect(data.loads.edges).toEqual([]);
+  });
+});
