@@ -1,0 +1,186 @@
+/**
+ * The server as a process: `npm start` on a free port against a PGlite directory (and PostgreSQL when
+ * DATABASE_URL is set), driven over real HTTP. First run, health and readiness, graceful shutdown with
+ * a request in flight, and the embedded database's one-process rule.
+ */
+import { existsSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { describe, expect, test } from '../../fixtures.js';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrate } from '../../../src/db/migrate.js';
+import { countTenants, createTenant } from '../../../src/domain/tenant/service.js';
+import { carrierBody, loadBody, routes } from '../../factories/records.js';
+import { createTestApp, uniqueSlug } from '../../helpers/app.js';
+import { pgliteTarget, postgresTarget, targets, type Target } from '../cli/targets.js';
+import { startServer, type ServerProcess } from './server-process.js';
+
+const apiKeyPattern = /tms_[A-Za-z0-9_-]{43}/;
+
+const post = (base: string, path: string, apiKey: string, body: unknown) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) });
+
+/** Stops the server even when a test fails half-way. */
+async function withServer<T>(env: Record<string, string>, fn: (server: ServerProcess) => Promise<T>): Promise<T> {
+  const server = startServer(env);
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+// Each test starts Node processes: generous timeouts, no timing assertions.
+describe('first run on the embedded database', { timeout: 180_000 }, () => {
+  let target: Target;
+  beforeAll(() => {
+    target = pgliteTarget();
+  });
+  afterAll(() => target.cleanup());
+
+  test('creates tenant demo, prints its key once with a curl example, and the key works', async () => {
+    const demoKey = await withServer(target.env, async (server) => {
+      const base = await server.started();
+      const banner = await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})[\s\S]*?OpenAPI: .*\n/);
+      const apiKey = banner[1]!;
+      expect(banner[0]).toContain(`curl -s ${base.replace('127.0.0.1', 'localhost')}/api/v1/loads/upsert`);
+      expect(banner[0]).toContain(`-H 'X-API-Key: ${apiKey}'`);
+
+      const res = await post(base, routes.carrier, apiKey, carrierBody({ slug: 'demo' }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ status: 'processed' });
+      return apiKey;
+    });
+
+    // A second start neither creates another tenant nor prints a key; the first key still works.
+    await withServer(target.env, async (server) => {
+      const base = await server.started();
+      const res = await post(base, routes.carrier, demoKey, carrierBody({ slug: 'demo' }));
+      expect(res.status).toBe(200);
+      expect(server.output()).not.toContain('First run');
+      expect(server.output().match(new RegExp(apiKeyPattern, 'g'))).toBeNull();
+    });
+    expect(await target.withDatabase(countTenants)).toBe(1);
+  });
+
+  test('a second server on the same directory exits 1 with a plain "in use" message', async () => {
+    await withServer(target.env, async (first) => {
+      await first.started();
+      const second = startServer(target.env);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`is in use by process ${first.child.pid} (is the server running?)`);
+      expect(second.output()).not.toMatch(/\n\s+at /); // a message, not a stack trace
+      // The first server is unaffected.
+      expect((await fetch(`${await first.started()}/readyz`)).status).toBe(200);
+    });
+  });
+});
+
+if (process.env.DATABASE_URL) {
+  describe('first run with DATABASE_URL', { timeout: 180_000 }, () => {
+    test('creates no demo tenant and prints no key', async () => {
+      const target = await postgresTarget();
+      try {
+        await withServer(target.env, async (server) => {
+          const base = await server.started();
+          expect((await fetch(`${base}/readyz`)).status).toBe(200);
+          expect(server.output()).not.toContain('First run');
+          expect(server.output()).not.toMatch(apiKeyPattern);
+        });
+        expect(await target.withDatabase(countTenants)).toBe(0);
+      } finally {
+        await target.cleanup();
+      }
+    });
+  });
+}
+
+describe.each(targets)('server on $name', { timeout: 180_000 }, ({ create }) => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await create();
+  });
+  afterAll(() => target.cleanup());
+
+  const newTenant = () => target.withDatabase((db) => createTenant(db, { slug: uniqueSlug('srv'), name: 'Server test' }));
+
+  test('answers /healthz, /readyz (database reachable) and serves the OpenAPI document without a key', async () => {
+    await withServer(target.env, async (server) => {
+      const base = await server.started();
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready' });
+      const openapi = await fetch(`${base}/api/v1/openapi.json`);
+      expect(openapi.status).toBe(200);
+      expect((await openapi.json()).openapi).toBe('3.1.0');
+    });
+  });
+
+  test('SIGTERM lets an in-flight request finish with 200, refuses new connections, closes the database and exits 0', async () => {
+    const { tenant, apiKey } = await newTenant();
+    const load = loadBody(tenant);
+    const text = JSON.stringify(load);
+
+    await withServer(target.env, async (server) => {
+      const { hostname, port } = new URL(await server.started());
+      // `Expect: 100-continue`: the server answers 100 once it has taken the request, so the request
+      // is provably in flight when SIGTERM arrives; the body is sent only after shutdown has begun.
+      const req = request({
+        host: hostname,
+        port,
+        method: 'POST',
+        path: routes.load,
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, expect: '100-continue' },
+      });
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+      });
+      await new Promise((resolve) => req.once('continue', resolve));
+
+      server.child.kill('SIGTERM');
+      await server.waitFor(/shutting down/);
+      await expect(fetch(`http://${hostname}:${port}/healthz`)).rejects.toThrow(); // no longer accepting
+
+      req.write(text.slice(0, 20));
+      req.end(text.slice(20));
+      const answer = await response;
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 'processed', permalink: load.native_system_load_permalink });
+
+      expect(await server.exited).toBe(0);
+      expect(server.output()).toContain('"msg":"stopped"'); // logged after the database is closed
+    });
+
+    if (target.name === 'pglite') expect(existsSync(join(target.env.DATA_DIR!, 'tms-ingest.lock'))).toBe(false);
+    const stored = await target.withDatabase((db) => db.prisma.load.findFirst({ where: { permalink: load.native_system_load_permalink as string } }));
+    expect(stored?.tmsId).toBe(load.native_system_load_id);
+  });
+});
+
+describe('readiness', () => {
+  test('/readyz answers 503 unavailable with Retry-After, without the error text, when the database is gone', async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    await migrate(db.adapterFactory);
+    const testApp = await createTestApp({ database: { db, url: null, drop: async () => {} } });
+    try {
+      expect((await testApp.fetch('/readyz')).status).toBe(200);
+      await db.close();
+      const res = await testApp.fetch('/readyz');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toEqual({ error: { code: 'unavailable', message: 'The database is unreachable.' } });
+      // Liveness does not depend on the database.
+      expect((await testApp.fetch('/healthz')).status).toBe(200);
+    } finally {
+      await testApp.close();
+    }
+  });
+});
+
