@@ -21,8 +21,10 @@ function resolve(schema: Json): Json {
 
 const operationOf = (route: { method: string; path: string }) => doc.paths[route.path][route.method.toLowerCase()] as Json;
 
-/** Routes whose request body is a record object (the contract's field tables). */
-const recordRoutes = restRoutes.filter((r) => r.doc.requestBody instanceof z.ZodObject);
+/** Routes whose request body is one record (the contract's field tables; bulk envelopes refer to the same schemas). */
+const recordRoutes = restRoutes.filter(
+  (r) => r.kind && r.doc.requestBody instanceof z.ZodObject && `native_system_${r.kind}_permalink` in r.doc.requestBody.shape,
+);
 
 /** Whether a JSON Schema admits `null`. */
 const admitsNull = (schema: Json): boolean =>
