@@ -60,7 +60,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.queryType({});
-builder.mutationType({});
+builder.queryType({ description: "Reads, scoped to the API key's tenant (or, for support engineers, the X-Tenant one)." });
+builder.mutationType({ description: 'Writes, with the tenant\'s own API key: the same services as the REST routes.' });
 builder.addScalarType('DateTime', DateTimeResolver);
 builder.addScalarType('JSON', JSONResolver);

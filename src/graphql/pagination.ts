@@ -27,3 +27,20 @@ export async function assertCursorExists(
 ): Promise<void> {
   if (query.cursor?.id && !(await exists(query.cursor.id))) throw invalidCursor();
 }
+
+/**
+ * Connection options with a described `totalCount` (the Prisma plugin's own field has no
+ * description; fields given here replace it).
+ */
+export const connectionWithTotalCount = (name: string, description: string, of: string) => ({
+  name,
+  description,
+  fields: ((t: { int: (options: object) => unknown }) => ({
+    totalCount: t.int({
+      description: `How many ${of} match, across all pages.`,
+      nullable: false,
+      extensions: { pothosPrismaTotalCount: true },
+      resolve: (parent: { totalCount?: () => number | Promise<number> }) => parent.totalCount?.(),
+    }),
+  })) as never,
+});

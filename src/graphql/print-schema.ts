@@ -3,9 +3,13 @@
  * The committed file is what clients review; a test fails when it differs from the code.
  */
 import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { lexicographicSortSchema, printSchema } from 'graphql';
 import { schema } from './schema.js';
+
+// The `graphql` copy Pothos built the schema with: Node loads it as CommonJS, while a bundler-style
+// resolver (vitest) would hand an ESM `import` the .mjs copy, a second realm the schema is foreign to.
+const { lexicographicSortSchema, printSchema } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
 
 export const schemaPath = fileURLToPath(new URL('../../schema.graphql', import.meta.url));
 

@@ -1,6 +1,6 @@
 import { builder } from '../../graphql/builder.js';
 import { ingestMutation } from '../../graphql/ingest-mutation.js';
-import { assertCursorExists, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
 import { zodInput } from '../../graphql/zod-input.js';
 import { tenantOf } from '../tenant/graphql.js';
 import { carrierSearchWhere } from './queries.js';
@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
         return carriers;
       },
     },
-    { name: 'CarrierConnection', description: 'A page of carriers.' },
+    connectionWithTotalCount('CarrierConnection', 'A page of carriers.', 'carriers'),
     { name: 'CarrierEdge', description: 'A carrier and its cursor.' },
   ),
 }));

@@ -1,7 +1,7 @@
 import { builder } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
 import { ingestMutation } from '../../graphql/ingest-mutation.js';
-import { assertCursorExists, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
 import { zodInput } from '../../graphql/zod-input.js';
 import { AppError } from '../../errors.js';
 import { tenantOf, writableTenantOf } from '../tenant/graphql.js';
@@ -118,7 +118,7 @@ builder.queryFields((t) => ({
         return loads;
       },
     },
-    { name: 'LoadConnection', description: 'A page of loads.' },
+    connectionWithTotalCount('LoadConnection', 'A page of loads.', 'loads'),
     { name: 'LoadEdge', description: 'A load and its cursor.' },
   ),
 }));
