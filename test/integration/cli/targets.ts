@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Database } from '../../../src/db/database.js';
-import { apiFor, createTestApp } from '../../helpers/app.js';
+import { apiFor, createTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../setup/database.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -77,11 +77,11 @@ export function runTenantCli(args: string[], env: Record<string, string>): Promi
 }
 
 /** Runs `fn` with an in-process app over the target's database and request helpers for `apiKey`. */
-export function withApi<T>(target: Target, apiKey: string, fn: (api: ReturnType<typeof apiFor>) => Promise<T>): Promise<T> {
+export function withApi<T>(target: Target, apiKey: string, fn: (api: ReturnType<typeof apiFor>, testApp: TestApp) => Promise<T>): Promise<T> {
   return target.withDatabase(async (db) => {
     const testApp = await createTestApp({ database: { db, url: null, drop: async () => {} } });
     try {
-      return await fn(apiFor(testApp, apiKey));
+      return await fn(apiFor(testApp, apiKey), testApp);
     } finally {
       await testApp.close();
     }

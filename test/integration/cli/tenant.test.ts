@@ -157,6 +157,23 @@ describe.each(targets)('tenant CLI on $name', { timeout: 120_000 }, ({ create })
     expect(await intervals()).toEqual(defaults);
   });
 
+  test('the interval set-stale-interval sets is the one ingest health judges a silent source by', async () => {
+    const { slug, apiKey } = await createTenant();
+    // Two hours, twice the default for pull; the checks below keep minutes of margin for real time passing.
+    expect((await cli('set-stale-interval', slug, 'pull', '7200')).code).toBe(0);
+    await withApi(target, apiKey, async (api, testApp) => {
+      expect((await api.post(routes.carrier, carrierBody({ slug }), { 'service-ingest-source': 'pull' })).status).toBe(200);
+      const pullState = async () => {
+        const res = await api.graphql('{ ingestHealth { sources { source state } } }');
+        return (res.body.data.ingestHealth.sources as { source: string; state: string }[]).find((s) => s.source === 'PULL')?.state;
+      };
+      testApp.clock.advance(6_600_000); // 1 h 50 min: past the default, within the tenant's interval
+      expect(await pullState()).toBe('HEALTHY');
+      testApp.clock.advance(1_200_000); // 2 h 10 min
+      expect(await pullState()).toBe('STALE');
+    });
+  });
+
   test('list shows every tenant as a table, and as JSON with --json', async () => {
     const { slug } = await createTenant(['--tms-url-template', 'https://tms.example/l/{key}']);
     const table = await cli('list');
