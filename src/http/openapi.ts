@@ -178,6 +178,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
 
   const routeLevel = (code: ErrorCode) => ({
     description: `\`${code}\`: ${errorDescriptions[code]}.`,
+    headers: { 'X-Request-Id': requestIdHeader, ...errorHeaders[errorStatus[code]] },
     content: jsonContent(errorSchema),
   });
 
