@@ -53,7 +53,7 @@ export function ingestMutation(name: string, { ingester, input, honoursSyncRunTi
       type: UpsertResult,
       description,
       args: {
-        input: t.arg({ type: input.type, required: true, description: `The record, field for field as the REST body (snake_case).` }),
+        input: t.arg({ type: input.type, required: true, description: 'The record: the REST body\'s fields in camelCase.' }),
         ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(honoursSyncRunTime) }) } : {}),
       },
       resolve: async (_root, args, ctx) => {
@@ -61,7 +61,7 @@ export function ingestMutation(name: string, { ingester, input, honoursSyncRunTi
         const source = parseIngestSource(ctx.request.headers.get('service-ingest-source'));
         const report = (result: ReportedResult) =>
           reportIngest(ctx.services.recorder, { tenantId: tenant.id, source: source ?? 'unspecified', kind: spec.kind, at: ctx.now }, [result]);
-        const permalink = (args.input as Record<string, unknown>)[spec.permalinkField];
+        const permalink = (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)];
         try {
           if (!source) {
             throw new AppError('validation_failed', 'Service-Ingest-Source must be pull or webhook.', [
@@ -75,7 +75,7 @@ export function ingestMutation(name: string, { ingester, input, honoursSyncRunTi
           return outcome;
         } catch (thrown) {
           report({ outcome: 'rejected', error: toAppError(thrown), permalink: typeof permalink === 'string' ? permalink : undefined });
-          throw thrown;
+          throw input.renameFields(thrown);
         }
       },
     }),

@@ -1,14 +1,16 @@
 /**
  * Derives GraphQL input types from the contract's zod body schemas, so the field rules have one
- * source. Input fields keep the REST body's snake_case names: a REST body pasted as the `input`
- * variable is a valid input, and the domain ingester's zod validator checks both transports alike
- * (presence of required-but-nullable fields, max lengths, ranges, permalink suffixes).
+ * source. Input fields are the camelCase form of the REST body's snake_case names
+ * (`native_system_load_permalink` → `nativeSystemLoadPermalink`); a received input is turned back
+ * into the REST body, so the domain ingester's zod validator checks both transports alike
+ * (presence of required-but-nullable fields, max lengths, ranges, permalink suffixes), and its
+ * errors are renamed to the input's field names on the way out.
  *
  * GraphQL can express types, enums and non-null only; every other rule (and the "required but
  * nullable: must be present" rule, which GraphQL cannot state) is left to the zod schema.
  */
 import type { z } from 'zod';
-import { validationFailed, type FieldIssue } from '../errors.js';
+import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
 import { sharedEnum } from './enums.js';
 
@@ -24,6 +26,9 @@ export interface ZodInputOptions {
   /** GraphQL enum name per enum field (default: the field name in PascalCase). */
   enumNames?: Record<string, string>;
 }
+
+/** `native_system_load_permalink` → `nativeSystemLoadPermalink`: the GraphQL name of a contract field. */
+export const camelCase = (field: string) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 const pascal = (field: string) => field.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -74,12 +79,17 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
   const fields = Object.entries(shape)
     .filter(([field]) => !options.omit?.includes(field))
     .map(([field, schema]) => [field, graphqlTypeOf(field, schema, options)] as const);
-  const known = new Set(Object.keys(shape));
+  const bodyField = new Map(fields.map(([field]) => [camelCase(field), field]));
+  const inputField = new Map(fields.map(([field]) => [field, camelCase(field)]));
+  // An `extra` key may name a field neither way: it would be read as that field.
+  const known = new Set([...Object.keys(shape), ...bodyField.keys()]);
 
   const type = builder.inputType(name, {
     description: options.description,
     fields: (t) => ({
-      ...Object.fromEntries(fields.map(([field, { type, required, description }]) => [field, t.field({ type: type as 'String', required, description })])),
+      ...Object.fromEntries(
+        fields.map(([field, { type, required, description }]) => [camelCase(field), t.field({ type: type as 'String', required, description })]),
+      ),
       extra: t.field({ type: 'JSON', description: extraDescription }),
     }),
   });
@@ -87,7 +97,7 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
   function toBody(input: Record<string, unknown>): Record<string, unknown> {
     const { extra, ...given } = input;
     const body: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(given)) body[key] = value instanceof Date ? value.toISOString() : value;
+    for (const [key, value] of Object.entries(given)) body[bodyField.get(key) ?? key] = value instanceof Date ? value.toISOString() : value;
     if (extra == null) return body;
     const issues: FieldIssue[] = [];
     if (!isPlainObject(extra)) issues.push({ field: 'extra', issue: 'must be an object of extra fields' });
@@ -100,5 +110,12 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
     return { ...(extra as Record<string, unknown>), ...body };
   }
 
-  return { type, toBody };
+  /** The same error, its field details named as the input names them (`bol_number` → `bolNumber`). */
+  function renameFields(error: unknown): unknown {
+    if (!(error instanceof AppError) || !error.details) return error;
+    const details = error.details.map((d) => ({ ...d, field: inputField.get(d.field) ?? d.field }));
+    return error.code === 'validation_failed' ? validationFailed(details) : new AppError(error.code, error.message, details, error.headers);
+  }
+
+  return { type, toBody, renameFields, inputField: (field: string) => inputField.get(field) ?? field };
 }

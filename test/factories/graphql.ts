@@ -1,6 +1,11 @@
 /** GraphQL request helpers: data when there must be no error, the first error when there must be one. */
 import { expect } from 'vitest';
+import { camelCase } from '../../src/graphql/zod-input.js';
 import type { Api } from '../helpers/app.js';
+
+/** A REST body as a GraphQL mutation input: the same fields, named in camelCase (`extra` as given). */
+export const toInput = (body: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(body).map(([field, value]) => [field === 'extra' ? field : camelCase(field), value]));
 
 export interface GraphQLErrorBody {
   message: string;

@@ -149,7 +149,9 @@ builder.mutationField('editLoad', (t) =>
     resolve: async (query, _root, { permalink, patch }, ctx) => {
       const tenant = writableTenantOf(ctx);
       const { db } = ctx.services;
-      const id = await editLoad({ db, tenant, permalink, patch: LoadPatchInput.toBody(patch as Record<string, unknown>), now: ctx.now });
+      const id = await editLoad({ db, tenant, permalink, patch: LoadPatchInput.toBody(patch as Record<string, unknown>), now: ctx.now }).catch(
+        (error: unknown) => Promise.reject(LoadPatchInput.renameFields(error)),
+      );
       return db.prisma.load.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

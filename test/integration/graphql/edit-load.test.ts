@@ -11,7 +11,7 @@ describe('editLoad', () => {
     const load = await seed(api, routes.load, loadBody(tenant, { customer_name: 'Acme' }));
     testApp.clock.advance(60_000);
     const now = testApp.clock.now();
-    const data = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { bol_number: 'BOL-EDITED', po_number: null, extra: { note: 'called' } } });
+    const data = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { bolNumber: 'BOL-EDITED', poNumber: null, extra: { note: 'called' } } });
     expect(data.editLoad).toMatchObject({ permalink: load.native_system_load_permalink, bolNumber: 'BOL-EDITED', poNumber: null, customerName: 'Acme', status: 'Booked', extra: { note: 'called' } });
     expect(Date.parse(data.editLoad.changedAt)).toBeGreaterThanOrEqual(now.getTime());
     expect(Date.parse(data.editLoad.changedAt) - now.getTime()).toBeLessThan(60_000);
@@ -21,7 +21,7 @@ describe('editLoad', () => {
     const load = await seed(api, routes.load, loadBody(tenant));
     await api.post(`${routes.load}?sync_run_time=${new Date(testApp.clock.now().getTime() - 3_600_000).toISOString()}`, load);
     const beforeEdit = new Date(testApp.clock.now().getTime() - 1000).toISOString();
-    await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { bol_number: 'USER' } });
+    await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { bolNumber: 'USER' } });
 
     const stale = await api.post(`${routes.load}?sync_run_time=${beforeEdit}`, { ...load, bol_number: 'TMS-STALE' });
     expect(stale.body).toMatchObject({ status: 'skipped' });
@@ -34,15 +34,15 @@ describe('editLoad', () => {
   test('a status change re-derives the phase from the mapping and is recorded in the phase history', async ({ api, tenant }) => {
     await gqlData(api, 'mutation { setStatusMapping(status: "Delivered", phase: DELIVERED) { phase } }');
     const load = await seed(api, routes.load, loadBody(tenant));
-    const delivered = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { native_system_load_status: ' DELIVERED ' } });
+    const delivered = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { nativeSystemLoadStatus: ' DELIVERED ' } });
     expect(delivered.editLoad).toMatchObject({
       status: ' DELIVERED ',
       phase: 'DELIVERED',
       phaseHistory: [{ fromPhase: null, toPhase: 'UNMAPPED', status: 'Booked' }, { fromPhase: 'UNMAPPED', toPhase: 'DELIVERED', status: ' DELIVERED ' }],
     });
-    const other = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { customer_name: 'No status change' } });
+    const other = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { customerName: 'No status change' } });
     expect(other.editLoad.phase).toBe('DELIVERED');
-    const cleared = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { native_system_load_status: null } });
+    const cleared = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { nativeSystemLoadStatus: null } });
     expect(cleared.editLoad).toMatchObject({ status: null, phase: 'UNMAPPED' });
   });
 
@@ -50,17 +50,17 @@ describe('editLoad', () => {
     const load = await seed(api, routes.load, loadBody(tenant));
     const empty = await gqlError(api, editLoad, { p: load.native_system_load_permalink, patch: {} });
     expect(empty.error.extensions).toEqual({ code: 'validation_failed', details: [{ field: 'patch', issue: expect.any(String) }] });
-    const tooLong = await gqlError(api, editLoad, { p: load.native_system_load_permalink, patch: { bol_number: 'x'.repeat(251) } });
-    expect(tooLong.error.extensions).toEqual({ code: 'validation_failed', details: [{ field: 'bol_number', issue: 'must be at most 250 characters' }] });
-    const badPermalink = await gqlError(api, editLoad, { p: load.native_system_load_permalink, patch: { origin_stop_id_permalink: 'O1-elsewhere' } });
-    expect(badPermalink.error.extensions?.details).toEqual([{ field: 'origin_stop_id_permalink', issue: expect.stringContaining(tenant.slug) }]);
-    const unknown = await gqlError(api, editLoad, { p: `NOPE-${tenant.slug}`, patch: { bol_number: 'X' } });
+    const tooLong = await gqlError(api, editLoad, { p: load.native_system_load_permalink, patch: { bolNumber: 'x'.repeat(251) } });
+    expect(tooLong.error.extensions).toEqual({ code: 'validation_failed', details: [{ field: 'bolNumber', issue: 'must be at most 250 characters' }] });
+    const badPermalink = await gqlError(api, editLoad, { p: load.native_system_load_permalink, patch: { originStopIdPermalink: 'O1-elsewhere' } });
+    expect(badPermalink.error.extensions?.details).toEqual([{ field: 'originStopIdPermalink', issue: expect.stringContaining(tenant.slug) }]);
+    const unknown = await gqlError(api, editLoad, { p: `NOPE-${tenant.slug}`, patch: { bolNumber: 'X' } });
     expect(unknown.error.extensions?.code).toBe('not_found');
   });
 
   test('the patch has no permalink field: a load cannot be renamed', async ({ api, tenant }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
-    const res = await api.graphql(editLoad, { p: load.native_system_load_permalink, patch: { native_system_load_permalink: `OTHER-${tenant.slug}` } });
-    expect(res.body.errors[0].message).toContain('native_system_load_permalink');
+    const res = await api.graphql(editLoad, { p: load.native_system_load_permalink, patch: { nativeSystemLoadPermalink: `OTHER-${tenant.slug}` } });
+    expect(res.body.errors[0].message).toContain('nativeSystemLoadPermalink');
   });
 });

@@ -1,16 +1,17 @@
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
-import { gqlData, gqlError, upsertMutations } from '../../factories/graphql.js';
+import { gqlData, gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
+import { camelCase } from '../../../src/graphql/zod-input.js';
 import type { Api } from '../../helpers/app.js';
 
 async function upsert(api: Api, kind: keyof typeof upsertMutations, input: Record<string, unknown>, extra: { syncRunTime?: string; headers?: Record<string, string> } = {}) {
   const field = { carrier: 'upsertCarrier', load: 'upsertLoad', loadLeg: 'upsertLoadLeg', stop: 'upsertStop', loadUpdate: 'createLoadUpdate' }[kind];
-  const data = await gqlData(api, upsertMutations[kind], { input, syncRunTime: extra.syncRunTime }, extra.headers);
+  const data = await gqlData(api, upsertMutations[kind], { input: toInput(input), syncRunTime: extra.syncRunTime }, extra.headers);
   return data[field];
 }
 
 describe('ingestion mutations', () => {
-  test('a REST body pasted as input is stored exactly as REST stores it, for all five kinds', async ({ api, tenant }) => {
+  test('a REST body, its fields in camelCase, is stored exactly as REST stores it, for all five kinds', async ({ api, tenant }) => {
     const carrier = fullBodies.carrier(tenant);
     const load = fullBodies.load(tenant);
     const leg = fullBodies.loadLeg(tenant, load, carrier);
@@ -64,21 +65,22 @@ describe('ingestion mutations', () => {
     delete (body as Record<string, unknown>).native_system_load_id;
     const rest = await api.post(routes.loadLeg, body);
     expect(rest.status).toBe(400);
-    const { error } = await gqlError(api, upsertMutations.loadLeg, { input: body });
+    const { error } = await gqlError(api, upsertMutations.loadLeg, { input: toInput(body) });
     expect(error.path).toEqual(['upsertLoadLeg']);
-    expect(error.extensions).toEqual({ code: 'validation_failed', details: rest.body.error.details });
-    expect(error.message).toBe(rest.body.error.message);
+    const restDetails: { field: string; issue: string }[] = rest.body.error.details;
+    expect(error.extensions).toEqual({ code: 'validation_failed', details: restDetails.map((d) => ({ ...d, field: camelCase(d.field) })) });
+    expect(error.message).toContain('driverName');
     expect(rest.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['driver_name', 'load_leg_sequence', 'native_system_load_id']);
   });
 
   test('parent_not_found and tenant_mismatch reach GraphQL with their REST codes', async ({ api, tenant }) => {
     const orphan = stopBody(tenant, { native_system_load_leg_permalink: `MISSING-${tenant.slug}` });
-    const missing = await gqlError(api, upsertMutations.stop, { input: orphan });
+    const missing = await gqlError(api, upsertMutations.stop, { input: toInput(orphan) });
     expect(missing.error.extensions).toEqual({
       code: 'parent_not_found',
-      details: [{ field: 'native_system_load_leg_permalink', issue: expect.stringContaining(`MISSING-${tenant.slug}`) }],
+      details: [{ field: 'nativeSystemLoadLegPermalink', issue: expect.stringContaining(`MISSING-${tenant.slug}`) }],
     });
-    const mismatch = await gqlError(api, upsertMutations.carrier, { input: carrierBody(tenant, { company_permalink: 'someone-else' }) });
+    const mismatch = await gqlError(api, upsertMutations.carrier, { input: toInput(carrierBody(tenant, { company_permalink: 'someone-else' })) });
     expect(mismatch.error.extensions?.code).toBe('tenant_mismatch');
   });
 
@@ -89,16 +91,22 @@ describe('ingestion mutations', () => {
     const data = await gqlData(api, 'query ($p: String!) { load(permalink: $p) { extra } }', { p: load.native_system_load_permalink });
     expect(data.load.extra).toEqual({ tms_flag: 'B', nested: { n: 1 } });
 
-    const clash = await gqlError(api, upsertMutations.load, { input: { ...load, extra: { bol_number: 'sneaky' } } });
-    expect(clash.error.extensions).toEqual({ code: 'validation_failed', details: [{ field: 'extra.bol_number', issue: expect.any(String) }] });
-    const notObject = await gqlError(api, upsertMutations.load, { input: { ...load, extra: [1, 2] } });
+    const clash = await gqlError(api, upsertMutations.load, { input: { ...toInput(load), extra: { bol_number: 'sneaky', bolNumber: 'sneaky' } } });
+    expect(clash.error.extensions).toEqual({
+      code: 'validation_failed',
+      details: [
+        { field: 'extra.bol_number', issue: expect.any(String) },
+        { field: 'extra.bolNumber', issue: expect.any(String) },
+      ],
+    });
+    const notObject = await gqlError(api, upsertMutations.load, { input: { ...toInput(load), extra: [1, 2] } });
     expect(notObject.error.extensions?.details).toEqual([{ field: 'extra', issue: expect.any(String) }]);
   });
 
   test('a non-null permalink is required by the schema itself', async ({ api, tenant }) => {
     const { native_system_carrier_permalink: _, ...body } = carrierBody(tenant);
-    const res = await api.graphql(upsertMutations.carrier, { input: body });
-    expect(res.body.errors[0].message).toContain('native_system_carrier_permalink');
+    const res = await api.graphql(upsertMutations.carrier, { input: toInput(body) });
+    expect(res.body.errors[0].message).toContain('nativeSystemCarrierPermalink');
   });
 
   test('every mutation is counted in ingest health by Service-Ingest-Source, rejections included', async ({ api, tenant }) => {
@@ -106,9 +114,9 @@ describe('ingestion mutations', () => {
     await upsert(api, 'load', load, { headers: { 'service-ingest-source': 'pull' } });
     await upsert(api, 'load', load, { headers: { 'service-ingest-source': 'pull' }, syncRunTime: '2000-01-01T00:00:00Z' });
     await upsert(api, 'loadUpdate', loadUpdateBody(tenant, load), { headers: { 'service-ingest-source': ' WEBHOOK ' } });
-    const bad = await gqlError(api, upsertMutations.load, { input: { ...load, bol_number: 'x'.repeat(300) } }, { 'service-ingest-source': 'pull' });
+    const bad = await gqlError(api, upsertMutations.load, { input: toInput({ ...load, bol_number: 'x'.repeat(300) }) }, { 'service-ingest-source': 'pull' });
     expect(bad.error.extensions?.code).toBe('validation_failed');
-    const badSource = await gqlError(api, upsertMutations.carrier, { input: carrierBody(tenant) }, { 'service-ingest-source': 'carrier-pigeon' });
+    const badSource = await gqlError(api, upsertMutations.carrier, { input: toInput(carrierBody(tenant)) }, { 'service-ingest-source': 'carrier-pigeon' });
     expect(badSource.error.extensions?.details).toEqual([{ field: 'Service-Ingest-Source', issue: expect.any(String) }]);
 
     const health = await gqlData(api, `{ ingestHealth {

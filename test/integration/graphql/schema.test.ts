@@ -4,6 +4,7 @@ import { printedSchema, schemaPath } from '../../../src/graphql/print-schema.js'
 import { LoadUpsert } from '../../../src/domain/load/schema.js';
 import { StopUpsert } from '../../../src/domain/stop/schema.js';
 import { gqlData } from '../../factories/graphql.js';
+import { camelCase } from '../../../src/graphql/zod-input.js';
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
 const typeName = (t: TypeRef): string => (t.kind === 'NON_NULL' ? `${typeName(t.ofType!)}!` : t.kind === 'LIST' ? `[${typeName(t.ofType!)}]` : t.name!);
@@ -40,26 +41,26 @@ describe('schema.graphql', () => {
     expect(missing).toEqual([]);
   });
 
-  test('mutation inputs have exactly the REST body fields, with their zod descriptions and types, plus extra', async ({ api }) => {
+  test('mutation inputs have exactly the REST body fields in camelCase, with their zod descriptions and types, plus extra', async ({ api }) => {
     const { __schema } = await gqlData(api, introspection);
     const type = (name: string) => __schema.types.find((t: { name: string }) => t.name === name);
     const fieldsOf = (name: string): Record<string, { description: string; type: string }> =>
       Object.fromEntries(type(name).inputFields.map((f: { name: string; description: string } & { type: TypeRef }) => [f.name, { description: f.description, type: typeName(f.type) }]));
 
     const load = fieldsOf('LoadInput');
-    expect(Object.keys(load).sort()).toEqual([...Object.keys(LoadUpsert.shape), 'extra'].sort());
-    expect(load.bol_number).toEqual({ description: LoadUpsert.shape.bol_number.description, type: 'String' });
-    expect(load.native_system_load_permalink!.type).toBe('String!');
-    expect(load.native_system_load_id!.type).toBe('String');
+    expect(Object.keys(load).sort()).toEqual([...Object.keys(LoadUpsert.shape).map(camelCase), 'extra'].sort());
+    expect(load.bolNumber).toEqual({ description: LoadUpsert.shape.bol_number.description, type: 'String' });
+    expect(load.nativeSystemLoadPermalink!.type).toBe('String!');
+    expect(load.nativeSystemLoadId!.type).toBe('String');
     expect(load.extra!.type).toBe('JSON');
 
     const stop = fieldsOf('StopInput');
-    expect(Object.keys(stop).sort()).toEqual([...Object.keys(StopUpsert.shape), 'extra'].sort());
-    expect([stop.stop_sequence!.type, stop.latitude!.type, stop.appointment_start!.type, stop.stop_type!.type]).toEqual(['Int', 'Float', 'DateTime', 'StopType']);
+    expect(Object.keys(stop).sort()).toEqual([...Object.keys(StopUpsert.shape).map(camelCase), 'extra'].sort());
+    expect([stop.stopSequence!.type, stop.latitude!.type, stop.appointmentStart!.type, stop.stopType!.type]).toEqual(['Int', 'Float', 'DateTime', 'StopType']);
     expect(type('StopType').enumValues.map((v: { name: string }) => v.name).sort()).toEqual(['delivery', 'pickup']);
 
     const patch = fieldsOf('LoadPatch');
-    expect(Object.keys(patch)).not.toContain('native_system_load_permalink');
+    expect(Object.keys(patch)).not.toContain('nativeSystemLoadPermalink');
     expect(Object.values(patch).filter((f) => f.type.endsWith('!'))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from '../../fixtures.js';
 import { loadBody, routes, seed, seedLoadTree } from '../../factories/records.js';
-import { gqlData, gqlError, upsertMutations } from '../../factories/graphql.js';
+import { gqlData, gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
 import { apiFor, createTestApp } from '../../helpers/app.js';
 
 describe('tenancy', () => {
@@ -37,13 +37,13 @@ describe('tenancy', () => {
 
   test("mutations cannot touch another tenant's records", async ({ api, tenant, otherApi }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
-    const edit = await gqlError(otherApi, 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bol_number: "X" }) { permalink } }', {
+    const edit = await gqlError(otherApi, 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bolNumber: "X" }) { permalink } }', {
       p: load.native_system_load_permalink,
     });
     expect(edit.error.extensions?.code).toBe('not_found');
-    const upsert = await gqlError(otherApi, upsertMutations.load, { input: load });
+    const upsert = await gqlError(otherApi, upsertMutations.load, { input: toInput(load) });
     expect(upsert.error.extensions?.code).toBe('validation_failed');
-    expect(upsert.error.extensions?.details).toContainEqual({ field: 'native_system_load_permalink', issue: expect.stringContaining('must be <id>-') });
+    expect(upsert.error.extensions?.details).toContainEqual({ field: 'nativeSystemLoadPermalink', issue: expect.stringContaining('must be <id>-') });
     const stored = await gqlData(api, 'query ($p: String!) { load(permalink: $p) { bolNumber } }', { p: load.native_system_load_permalink });
     expect(stored.load.bolNumber).toBe(load.bol_number);
   });
@@ -89,8 +89,8 @@ describe('admin key', () => {
       expect(noTenant.error.extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'X-Tenant', issue: expect.any(String) }] });
 
       const mutations = [
-        ['upsertLoad', upsertMutations.load, { input: loadBody(tenant) }],
-        ['editLoad', 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bol_number: "X" }) { permalink } }', { p: load.native_system_load_permalink }],
+        ['upsertLoad', upsertMutations.load, { input: toInput(loadBody(tenant)) }],
+        ['editLoad', 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bolNumber: "X" }) { permalink } }', { p: load.native_system_load_permalink }],
         ['setStatusMapping', 'mutation { setStatusMapping(status: "Booked", phase: COVERED) { phase } }', {}],
         ['removeStatusMapping', 'mutation { removeStatusMapping(status: "Booked") }', {}],
       ] as const;
