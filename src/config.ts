@@ -14,7 +14,6 @@ const Env = z.object({
   DATABASE_POOL_SIZE: withDefault(z.coerce.number().int().min(1).max(200), 10),
   ADMIN_API_KEY: optional(z.string().min(32, 'must be at least 32 characters')),
   LOG_LEVEL: withDefault(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
-  RATE_LIMIT_PER_MINUTE: withDefault(z.coerce.number().int().min(0), 0),
   INGEST_FLUSH_INTERVAL_MS: withDefault(z.coerce.number().int().min(100), 5000),
   INGEST_DEGRADED_REJECTION_RATE: withDefault(z.coerce.number().min(0).max(1), 0.2),
   SHUTDOWN_TIMEOUT_MS: withDefault(z.coerce.number().int().min(0), 10000),
@@ -31,7 +30,6 @@ export function loadConfig(env: Record<string, string | undefined>) {
     db: { url: e.DATABASE_URL, dataDir: e.DATA_DIR, poolSize: e.DATABASE_POOL_SIZE },
     admin: e.ADMIN_API_KEY ? { apiKey: e.ADMIN_API_KEY } : null,
     log: { level: e.LOG_LEVEL },
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE },
     ingest: { flushIntervalMs: e.INGEST_FLUSH_INTERVAL_MS, degradedRejectionRate: e.INGEST_DEGRADED_REJECTION_RATE },
   });
 }

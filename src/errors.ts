@@ -4,6 +4,7 @@ export const errorStatus = {
   validation_failed: 400,
   unauthenticated: 401,
   tenant_mismatch: 403,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

@@ -19,6 +19,7 @@ const errorDescriptions = {
   validation_failed: 'a field, the query or a header is invalid; `details` lists every offending field',
   unauthenticated: '`X-API-Key` is missing, unknown or revoked',
   tenant_mismatch: '`company_permalink` differs from the API key\'s tenant',
+  forbidden: 'the key may not do this (GraphQL only: the support engineers\' key is read-only)',
   not_found: 'no such route',
   method_not_allowed: 'the route does not take this method (see the `Allow` header)',
   payload_too_large: 'the body is over the route\'s size limit',
@@ -32,14 +33,13 @@ const errorDescriptions = {
 /** Headers that come with some error statuses. */
 const errorHeaders: Partial<Record<number, Json>> = {
   405: { Allow: { description: 'The methods the route takes.', schema: { type: 'string' } } },
-  429: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
   503: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
 };
 
 /** The errors every route of a kind can answer, besides those its `doc.errors` names. */
 function commonErrors(route: Route): ErrorCode[] {
   const codes: ErrorCode[] = ['internal'];
-  if (route.auth === 'tenant') codes.push('unauthenticated', 'rate_limited', 'unavailable');
+  if (route.auth === 'tenant') codes.push('unauthenticated', 'unavailable');
   if (route.method === 'POST') codes.push('unsupported_media_type', 'payload_too_large', 'invalid_json', 'validation_failed');
   if (route.doc.query || route.doc.ingestSource) codes.push('validation_failed');
   return codes;

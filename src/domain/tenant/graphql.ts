@@ -1,4 +1,3 @@
-import { createGraphQLError } from 'graphql-yoga';
 import { builder } from '../../graphql/builder.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { AppError } from '../../errors.js';
@@ -13,9 +12,8 @@ export function tenantOf(ctx: RequestContext): TenantRef {
   ]);
 }
 
-/** `extensions.code` of a request its key may not make (support engineers writing, tenants reading other tenants). */
-export const forbiddenCode = 'forbidden';
-const forbidden = (message: string) => createGraphQLError(message, { extensions: { code: forbiddenCode } });
+/** A request its key may not make (support engineers writing, tenants listing tenants). */
+const forbidden = (message: string) => new AppError('forbidden', message);
 
 /** The tenant a mutation writes to: only a tenant's own key writes; the support engineers' key reads. */
 export function writableTenantOf(ctx: RequestContext): TenantRef {
