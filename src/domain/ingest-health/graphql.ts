@@ -59,27 +59,27 @@ const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
 const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').implement({
   description: 'Ingestion requests by outcome over a time window (one record per request).',
   fields: (t) => ({
-    processed: t.exposeInt('processed', { description: 'Records written (created or changed).' }),
-    skipped: t.exposeInt('skipped', { description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),
-    duplicate: t.exposeInt('duplicate', { description: 'Load updates whose permalink was already stored.' }),
-    rejected: t.exposeInt('rejected', { description: 'Requests answered with an error (validation, unknown parent, …); see `recentRejections`.' }),
+    processed: t.exposeInt('processed', { nullable: false, description: 'Records written (created or changed).' }),
+    skipped: t.exposeInt('skipped', { nullable: false, description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),
+    duplicate: t.exposeInt('duplicate', { nullable: false, description: 'Load updates whose permalink was already stored.' }),
+    rejected: t.exposeInt('rejected', { nullable: false, description: 'Requests answered with an error (validation, unknown parent, …); see `recentRejections`.' }),
   }),
 });
 
 const KindCountsType = builder.objectRef<KindCounts>('KindCounts').implement({
   description: 'Outcome counts of one record kind on one ingestion path.',
   fields: (t) => ({
-    kind: t.field({ type: IngestRecordKindEnum, description: 'The record kind.', resolve: (k) => k.kind }),
-    lastHour: t.field({ type: OutcomeCountsType, description: 'Counts over the last hour (see `IngestSourceHealth.lastHour`).', resolve: (k) => k.lastHour }),
-    lastDay: t.field({ type: OutcomeCountsType, description: 'Counts over the last 24 hours.', resolve: (k) => k.lastDay }),
+    kind: t.field({ nullable: false, type: IngestRecordKindEnum, description: 'The record kind.', resolve: (k) => k.kind }),
+    lastHour: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last hour (see `IngestSourceHealth.lastHour`).', resolve: (k) => k.lastHour }),
+    lastDay: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last 24 hours.', resolve: (k) => k.lastDay }),
   }),
 });
 
 const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHealth').implement({
   description: 'Health of one ingestion path (pull, webhook or unspecified) of the tenant.',
   fields: (t) => ({
-    source: t.field({ type: IngestSourceEnum, description: 'The ingestion path.', resolve: (s) => s.source }),
-    state: t.field({ type: HealthStateEnum, description: "The path's state (see `HealthState`).", resolve: (s) => s.state }),
+    source: t.field({ nullable: false, type: IngestSourceEnum, description: 'The ingestion path.', resolve: (s) => s.source }),
+    state: t.field({ nullable: false, type: HealthStateEnum, description: "The path's state (see `HealthState`).", resolve: (s) => s.state }),
     lastReceivedAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -87,15 +87,18 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
       resolve: (s) => s.lastReceivedAt,
     }),
     staleAfterSeconds: t.exposeInt('staleAfterSeconds', {
+      nullable: false,
       description: "The tenant's expected interval for this path: silence longer than this makes it STALE (set with `npm run tenant`).",
     }),
     lastHour: t.field({
+      nullable: false,
       type: OutcomeCountsType,
       description: 'Counts over the last hour (counted in 5-minute buckets: the window reaches back 60 to 65 minutes).',
       resolve: (s) => s.lastHour,
     }),
-    lastDay: t.field({ type: OutcomeCountsType, description: 'Counts over the last 24 hours (24 h to 24 h 5 min).', resolve: (s) => s.lastDay }),
+    lastDay: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last 24 hours (24 h to 24 h 5 min).', resolve: (s) => s.lastDay }),
     byKind: t.field({
+      nullable: false,
       type: [KindCountsType],
       description: 'The same counts per record kind; only kinds with requests in the last day, in posting order.',
       resolve: (s) => s.byKind,
@@ -106,21 +109,21 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
 const UnmappedStatusType = builder.objectRef<UnmappedStatus>('UnmappedStatus').implement({
   description: 'A TMS load status with no phase mapping, and how many stored loads carry it.',
   fields: (t) => ({
-    status: t.exposeString('status', { description: 'The status as the TMS sends it (trimmed; spellings differing only in case are one status).' }),
-    loadCount: t.exposeInt('loadCount', { description: 'Stored loads of the tenant currently in this status (phase UNMAPPED).' }),
+    status: t.exposeString('status', { nullable: false, description: 'The status as the TMS sends it (trimmed; spellings differing only in case are one status).' }),
+    loadCount: t.exposeInt('loadCount', { nullable: false, description: 'Stored loads of the tenant currently in this status (phase UNMAPPED).' }),
   }),
 });
 
 const RejectionType = builder.objectRef<RecentRejection>('Rejection').implement({
   description: 'One rejected ingestion request, as kept in the recent-rejections sample.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'The error code answered (`validation_failed`, `parent_not_found`, …).' }),
-    message: t.exposeString('message', { description: 'The error message answered.' }),
+    code: t.exposeString('code', { nullable: false, description: 'The error code answered (`validation_failed`, `parent_not_found`, …).' }),
+    message: t.exposeString('message', { nullable: false, description: 'The error message answered.' }),
     field: t.exposeString('field', { nullable: true, description: 'The first offending field, when the error names one.' }),
     permalink: t.exposeString('permalink', { nullable: true, description: "The record's own permalink, when the body carried one." }),
-    source: t.field({ type: IngestSourceEnum, description: 'The ingestion path of the request.', resolve: (r) => r.source }),
-    kind: t.field({ type: IngestRecordKindEnum, description: 'The record kind of the request.', resolve: (r) => r.kind }),
-    at: t.field({ type: 'DateTime', description: 'When the request was received.', resolve: (r) => r.at }),
+    source: t.field({ nullable: false, type: IngestSourceEnum, description: 'The ingestion path of the request.', resolve: (r) => r.source }),
+    kind: t.field({ nullable: false, type: IngestRecordKindEnum, description: 'The record kind of the request.', resolve: (r) => r.kind }),
+    at: t.field({ nullable: false, type: 'DateTime', description: 'When the request was received.', resolve: (r) => r.at }),
   }),
 });
 
@@ -129,20 +132,24 @@ const IngestHealthType = builder.objectRef<IngestHealth>('IngestHealth').impleme
     "How the tenant's TMS feed is arriving: per ingestion path, its state and outcome counts; statuses lacking a phase mapping; recent rejections.",
   fields: (t) => ({
     sources: t.field({
+      nullable: false,
       type: [IngestSourceHealthType],
       description: 'One entry per ingestion path, always all three: PULL, WEBHOOK, UNSPECIFIED.',
       resolve: (h) => h.sources,
     }),
     unmappedStatuses: t.stringList({
+      nullable: false,
       description: `TMS statuses of stored loads that have no phase mapping (most frequent first, at most ${unmappedStatusLimit}); map them with \`setStatusMapping\`.`,
       resolve: (h) => h.unmappedStatusCounts.map((u) => u.status),
     }),
     unmappedStatusCounts: t.field({
+      nullable: false,
       type: [UnmappedStatusType],
       description: 'The same statuses as `unmappedStatuses`, each with the number of loads carrying it.',
       resolve: (h) => h.unmappedStatusCounts,
     }),
     recentRejections: t.field({
+      nullable: false,
       type: [RejectionType],
       description: `The tenant's most recent rejected requests, newest first (at most ${rejectionSampleSize} are kept).`,
       resolve: (h) => h.recentRejections,
@@ -152,6 +159,7 @@ const IngestHealthType = builder.objectRef<IngestHealth>('IngestHealth').impleme
 
 builder.queryField('ingestHealth', (t) =>
   t.field({
+    nullable: false,
     type: IngestHealthType,
     description: 'Ingestion health of the tenant: is its TMS feed arriving, and what is being rejected?',
     resolve: (_root, _args, ctx) =>

@@ -200,6 +200,23 @@ describe('ingestHealth', () => {
     expect(health.unmappedStatuses).toEqual([expect.stringMatching(/^waiting on docs$/i)]);
   });
 
+  test('has the contract types: ingestHealth and every list, state and count non-null', async ({ api }) => {
+    const res = await api.graphql(`{
+      query: __type(name: "Query") { fields { name type { kind ofType { name } } } }
+      health: __type(name: "IngestHealth") { fields { name type { kind } } }
+      source: __type(name: "IngestSourceHealth") { fields { name type { kind } } }
+      counts: __type(name: "OutcomeCounts") { fields { name type { kind } } }
+    }`);
+    const { query, health, source, counts } = res.body.data;
+    expect(query.fields.find((f: { name: string }) => f.name === 'ingestHealth').type).toEqual({ kind: 'NON_NULL', ofType: { name: 'IngestHealth' } });
+    const kinds = (type: { fields: { name: string; type: { kind: string } }[] }) => Object.fromEntries(type.fields.map((f) => [f.name, f.type.kind]));
+    expect(kinds(health)).toEqual({ sources: 'NON_NULL', unmappedStatuses: 'NON_NULL', unmappedStatusCounts: 'NON_NULL', recentRejections: 'NON_NULL' });
+    expect(kinds(source)).toEqual({
+      source: 'NON_NULL', state: 'NON_NULL', lastReceivedAt: 'SCALAR', staleAfterSeconds: 'NON_NULL', lastHour: 'NON_NULL', lastDay: 'NON_NULL', byKind: 'NON_NULL',
+    });
+    expect(Object.values(kinds(counts))).toEqual(['NON_NULL', 'NON_NULL', 'NON_NULL', 'NON_NULL']);
+  });
+
   test('answers 401 without an API key', async ({ testApp }) => {
     const res = await testApp.fetch('/graphql', {
       method: 'POST',
