@@ -5,6 +5,7 @@
  * two records nor overwrite fresher data (api-contract.md, "sync_run_time precisely").
  */
 import type { RecordSpec } from '../domain/shared/record.js';
+import { phaseSql } from '../domain/status-mapping/service.js';
 
 /** Parameters every statement takes, in this order, before the column values. */
 export interface StatementInput {
@@ -64,9 +65,7 @@ export function buildUpsertStatement(spec: RecordSpec): UpsertStatement {
   if (phaseStatus) {
     const status = valueParam(columns.indexOf(phaseStatus));
     insertColumns.push('phase');
-    insertValues.push(
-      `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = $1::uuid AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`,
-    );
+    insertValues.push(phaseSql('$1::uuid', status));
   }
   insertColumns.push('extra');
   insertValues.push(`${$('extra')}::jsonb`);

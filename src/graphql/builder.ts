@@ -13,7 +13,11 @@ export const builder = new SchemaBuilder<{
   Context: RequestContext;
   PrismaTypes: PrismaTypes;
   Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
+  // Fields are non-null unless they say `nullable: true`: the contract's `Load!`-style types, and
+  // dashboards' generated types stay free of needless null checks.
+  DefaultFieldNullability: false;
 }>({
+  defaultFieldNullability: false,
   plugins: [ComplexityPlugin, RelayPlugin, PrismaPlugin],
   relay: {
     clientMutationId: 'omit',

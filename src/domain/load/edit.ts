@@ -9,6 +9,7 @@ import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { assertValid, createValidator } from '../shared/validate.js';
+import { phaseSql } from '../status-mapping/service.js';
 import { LoadUpsert, loadRecord } from './schema.js';
 
 /** Fields a user may not edit: the load's identity and its tenant. */
@@ -30,8 +31,7 @@ const keepUnlessSent = (column: string, type: string, i: number) =>
   `"${column}" = CASE WHEN '${column}' = ANY($4::text[]) THEN ${value(i)}::${type} ELSE t."${column}" END`;
 const statement = `UPDATE loads AS t SET ${[
   ...columns.map(([, c], i) => keepUnlessSent(c.column, c.type, i)),
-  `phase = CASE WHEN '${statusColumn}' = ANY($4::text[]) THEN COALESCE((SELECT m.phase FROM status_mappings m
-     WHERE m.tenant_id = t.tenant_id AND m.status_key = lower(btrim(${statusValue}::text))), 'UNMAPPED') ELSE t.phase END`,
+  `phase = CASE WHEN '${statusColumn}' = ANY($4::text[]) THEN ${phaseSql('t.tenant_id', statusValue)} ELSE t.phase END`,
   'extra = t.extra || $5::jsonb',
   'fresh_at = $3::timestamptz',
   'changed_at = $3::timestamptz',

@@ -13,6 +13,10 @@ export const phases = Object.values(Phases) as Phase[];
 /** The comparison key of a status: trimmed, lower case. */
 export const statusKey = (status: string) => status.trim().toLowerCase();
 
+/** SQL for the phase of a status (both SQL expressions), as `statusKey` compares: what every write path stores. */
+export const phaseSql = (tenantId: string, status: string) =>
+  `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`;
+
 function requireStatus(status: string) {
   const key = statusKey(status);
   if (!key || key.length > 100) {
