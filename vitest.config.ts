@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 // PostgreSQL database per test file when DATABASE_URL is set).
 export default defineConfig({
   test: {
+    // Most integration time is spent waiting on databases and child processes (the CLI and server
+    // tests): more files in flight than CPUs keeps a two-core CI machine busy.
+    maxWorkers: 3,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
       {

@@ -1,6 +1,6 @@
 /**
- * The databases the process-level tests (tenant CLI, server) run against: always a fresh embedded
- * PGlite directory, and also a fresh PostgreSQL database when DATABASE_URL is set. A target gives the
+ * The databases the process-level tests (tenant CLI, server) run against: a fresh embedded PGlite
+ * directory, or a fresh PostgreSQL database when DATABASE_URL is set. A target gives the
  * environment for the child process and opens the same database in the test process.
  */
 import { execFile } from 'node:child_process';
@@ -52,11 +52,13 @@ export async function postgresTarget(): Promise<Target> {
   };
 }
 
-/** Target factories for this run: PGlite always, PostgreSQL when DATABASE_URL is set. */
-export const targets: { name: Target['name']; create(): Promise<Target> }[] = [
-  { name: 'pglite', create: async () => pgliteTarget() },
-  ...(process.env.DATABASE_URL ? [{ name: 'postgres' as const, create: postgresTarget }] : []),
-];
+/**
+ * The target of this run, as for every test: PGlite by default, PostgreSQL when DATABASE_URL is set
+ * (CI runs the suite both ways). Tests of PGlite-only behaviour use `pgliteTarget` directly.
+ */
+export const targets: { name: Target['name']; create(): Promise<Target> }[] = process.env.DATABASE_URL
+  ? [{ name: 'postgres', create: postgresTarget }]
+  : [{ name: 'pglite', create: async () => pgliteTarget() }];
 
 /** The environment of a child process: ours, quiet, plus the target's. */
 export const childEnv = (env: Record<string, string>) => ({ ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...env });
