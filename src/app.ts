@@ -16,7 +16,7 @@ import { maskError } from './graphql/mask-error.js';
 import { schema } from './graphql/schema.js';
 import { graphiqlDefaultQuery } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
-import { ingestionRoutes, restRoutes } from './routes.js';
+import { restRoutes } from './routes.js';
 import { createGraphQLError } from 'graphql-yoga';
 
 export interface AppOptions {
@@ -25,7 +25,7 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const metrics = createMetrics({ db: deps.db, routes: ingestionRoutes });
+  const metrics = createMetrics({ db: deps.db, routes: restRoutes });
   const services: Services = {
     ...deps,
     recorder: metrics.countIngest(deps.recorder),

@@ -60,7 +60,7 @@ export function ingestMutation(name: string, { ingester, input, honoursSyncRunTi
         const tenant = writableTenantOf(ctx);
         const source = parseIngestSource(ctx.request.headers.get('service-ingest-source'));
         const report = (result: ReportedResult) =>
-          reportIngest(ctx.services.recorder, { tenantId: tenant.id, source: source ?? 'unspecified', kind: spec.kind, at: ctx.now }, [result]);
+          reportIngest(ctx.services.recorder, { tenant, source: source ?? 'unspecified', kind: spec.kind, at: ctx.now }, [result]);
         const permalink = (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)];
         try {
           if (!source) {

@@ -8,16 +8,13 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
-import type { IngestEvent, IngestRecorder } from '../domain/ingest-health/events.js';
+import type { IngestRecorder } from '../domain/ingest-health/events.js';
 import { AppError } from '../errors.js';
 import { errorResponse } from './respond.js';
 
 /** Paths served outside the REST route list. */
 const fixedRoutes = ['/graphql', '/healthz', '/readyz', '/metrics'];
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-/** Longest a scrape waits for pending tenant-slug lookups. */
-const lookupWaitMs = 1_000;
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface MetricsOptions {
   db: Database;
@@ -66,27 +63,6 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
   }
 
-  // Events carry the tenant id; the label is its slug, looked up once per tenant (slugs never change).
-  const slugs = new Map<string, string>();
-  const lookups = new Map<string, Promise<string>>();
-  function slugOf(tenantId: string): Promise<string> {
-    let lookup = lookups.get(tenantId);
-    if (!lookup) {
-      lookup = db.prisma.tenant
-        .findUnique({ where: { id: tenantId }, select: { slug: true } })
-        .then(
-          (tenant) => {
-            if (tenant) slugs.set(tenantId, tenant.slug);
-            return tenant?.slug ?? 'unknown';
-          },
-          () => 'unknown',
-        )
-        .finally(() => lookups.delete(tenantId));
-      lookups.set(tenantId, lookup);
-    }
-    return lookup;
-  }
-  const countIngest = (slug: string, e: IngestEvent) => ingestRecords.inc({ tenant: slug, source: e.source, kind: e.kind, outcome: e.outcome });
 
   const started = new WeakMap<Request, number>();
   const labelsOf = (request: Request, status: number) => {
@@ -111,11 +87,7 @@ export function createMetrics({ db, routes }: MetricsOptions) {
         endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
         return;
       }
-      // Counts whose tenant slug is still being looked up belong in this scrape (but a slow
-      // database must not hold the scrape: those counts then appear in the next one).
-      return Promise.race([Promise.all(lookups.values()), delay(lookupWaitMs)])
-        .then(() => registry.metrics())
-        .then((text) => endResponse(new Response(text, { headers: { 'content-type': registry.contentType } })));
+      return registry.metrics().then((text) => endResponse(new Response(text, { headers: { 'content-type': registry.contentType } })));
     },
     onResponse({ request, response }) {
       const labels = labelsOf(request, response.status);
@@ -133,9 +105,7 @@ export function createMetrics({ db, routes }: MetricsOptions) {
       return {
         record(event) {
           recorder.record(event);
-          const slug = slugs.get(event.tenantId);
-          if (slug) countIngest(slug, event);
-          else void slugOf(event.tenantId).then((s) => countIngest(s, event));
+          ingestRecords.inc({ tenant: event.tenantSlug, source: event.source, kind: event.kind, outcome: event.outcome });
         },
         flush: () => recorder.flush(),
         close: () => recorder.close(),

@@ -87,7 +87,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       response = errorResponse(error);
     }
 
-    if (tenant && route?.kind) reportIngest(recorder, { tenantId: tenant.id, source, kind: route.kind, at: now }, reported);
+    if (tenant && route?.kind) reportIngest(recorder, { tenant, source, kind: route.kind, at: now }, reported);
     scope.log.info(
       { method: request.method, path: url.pathname, status: response.status, ms: Math.round(performance.now() - started), tenant: tenant?.slug, source },
       'request',

@@ -5,6 +5,7 @@
 import type { ErrorCode } from '../../errors.js';
 import type { UpsertStatus } from '../shared/outcome.js';
 import type { RecordKind } from '../shared/record.js';
+import type { TenantRef } from '../shared/tenant-ref.js';
 
 export const ingestSources = ['pull', 'webhook', 'unspecified'] as const;
 export type IngestSourceName = (typeof ingestSources)[number];
@@ -14,6 +15,8 @@ export type IngestOutcome = UpsertStatus | 'rejected';
 
 export interface IngestEvent {
   tenantId: string;
+  /** The tenant's slug: the `tenant` label of the ingestion metrics. */
+  tenantSlug: string;
   source: IngestSourceName;
   kind: RecordKind;
   outcome: IngestOutcome;
@@ -51,11 +54,13 @@ export interface ReportedResult {
  */
 export function reportIngest(
   recorder: IngestRecorder,
-  request: { tenantId: string; source: IngestSourceName; kind: RecordKind; at: Date },
+  { tenant, ...request }: { tenant: TenantRef; source: IngestSourceName; kind: RecordKind; at: Date },
   results: readonly ReportedResult[],
 ): void {
   for (const r of results) {
     recorder.record({
+      tenantId: tenant.id,
+      tenantSlug: tenant.slug,
       ...request,
       outcome: r.outcome,
       ...(r.error
