@@ -65,7 +65,11 @@ export function buildUpsertStatement(spec: RecordSpec): UpsertStatement {
   if (phaseStatus) {
     const status = valueParam(columns.indexOf(phaseStatus));
     insertColumns.push('phase');
-    insertValues.push(phaseSql('$1::uuid', status));
+    insertValues.push(
+      spec.phaseWithoutStatus === null
+        ? `CASE WHEN coalesce(btrim(${status}::text), '') = '' THEN NULL ELSE ${phaseSql('$1::uuid', status)} END`
+        : phaseSql('$1::uuid', status),
+    );
   }
   insertColumns.push('extra');
   insertValues.push(`${$('extra')}::jsonb`);

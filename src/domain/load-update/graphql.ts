@@ -22,7 +22,8 @@ export const LoadUpdateObject = builder.prismaObject('LoadUpdate', {
     phase: t.expose('phase', {
       type: PhaseEnum,
       nullable: true,
-      description: "Phase translated from `status` by the tenant's status mapping (the load's own phase follows the load upsert).",
+      description:
+        "Phase translated from `status` by the tenant's status mapping; null when the update has no status (a GPS ping). The load's own phase follows the load upsert.",
     }),
     latitude: t.exposeFloat('latitude', { nullable: true, description: 'Reported latitude.' }),
     longitude: t.exposeFloat('longitude', { nullable: true, description: 'Reported longitude.' }),

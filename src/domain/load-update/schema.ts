@@ -39,6 +39,7 @@ export const loadUpdateRecord = defineRecord({
   permalinkField: 'native_system_load_update_permalink',
   appendOnly: true,
   phaseFrom: 'native_system_load_status',
+  phaseWithoutStatus: null,
   columns: {
     update_type: { column: 'type', type: '"LoadUpdateType"' },
     occurred_at: { column: 'occurred_at', type: 'timestamptz' },

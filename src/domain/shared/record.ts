@@ -45,6 +45,11 @@ export interface RecordSpec<Body extends z.ZodType = z.ZodType> {
   appendOnly?: boolean;
   /** Whether the record carries a phase translated from the named status field. */
   phaseFrom?: string;
+  /**
+   * The phase of a record without a status (null or blank): a load is `UNMAPPED` until its TMS says
+   * more (the default); a load update without one (a GPS ping) has no phase at all (null).
+   */
+  phaseWithoutStatus?: 'UNMAPPED' | null;
 }
 
 /** Identity function that keeps a spec's literal types. */

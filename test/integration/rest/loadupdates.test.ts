@@ -84,6 +84,17 @@ describe('POST /api/v1/loadupdates/create', () => {
     expect(loadAfter).toEqual(loadBefore);
   });
 
+  test('an update without a status (a GPS ping) has no phase; an unmapped status is UNMAPPED', async ({ api, tenant, testApp }) => {
+    const body = await validBody(api, tenant);
+    for (const status of [undefined, null, '  ']) {
+      const update = { ...(await validBody(api, tenant)), native_system_load_status: status };
+      expectProcessed(await api.post(routes.loadUpdate, update));
+      expect((await storedUpdates(testApp, update))[0], String(status)).toMatchObject({ phase: null });
+    }
+    expectProcessed(await api.post(routes.loadUpdate, { ...body, native_system_load_status: 'Somewhere odd' }));
+    expect((await storedUpdates(testApp, body))[0]).toMatchObject({ phase: 'UNMAPPED' });
+  });
+
   test('ignores sync_run_time, even an invalid one', async ({ api, tenant }) => {
     const body = await validBody(api, tenant);
     expectProcessed(await api.post(`${routes.loadUpdate}?sync_run_time=garbage`, body));
