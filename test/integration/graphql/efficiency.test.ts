@@ -53,6 +53,18 @@ describe('query efficiency', () => {
     // statement each for the whole page; the aliased second `updates` selection: one batched pair
     expect(many.statements.length).toBeLessThanOrEqual(12);
   });
+
+  test('updates(first: n) has the database read at most n updates per load, not all of them', async ({ api, tenant, testApp }) => {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    for (let hour = 10; hour < 22; hour++) {
+      await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-20T${hour}:00:00Z` }));
+    }
+    const { data, statements } = await statementsOf(testApp, api, `{ loads(first: 5) { edges { node { updates(first: 2) { occurredAt } } } } }`);
+    expect(data.loads.edges[0].node.updates).toEqual([{ occurredAt: '2026-11-20T21:00:00.000Z' }, { occurredAt: '2026-11-20T20:00:00.000Z' }]);
+    const readingUpdates = statements.filter((sql) => sql.includes('"load_updates"'));
+    expect(readingUpdates.length).toBeGreaterThan(0);
+    for (const sql of readingUpdates) expect(sql).toMatch(/\bLIMIT\b/);
+  });
 });
 
 describe('query limits', () => {
