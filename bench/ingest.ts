@@ -8,45 +8,16 @@
  *
  * Measure here, never with timed assertions in tests.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { createIngestRecorder } from '../src/domain/ingest-health/recorder.js';
 import { createTenant } from '../src/domain/tenant/service.js';
 import { createLogger } from '../src/logger.js';
+import { createTestDatabase } from '../test/setup/database.js';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 2000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-
-async function openScratchDatabase(): Promise<{ db: Database; drop(): Promise<void> }> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    const db = await openDatabase({ dataDir: 'memory://' });
-    return { db, drop: () => db.close() };
-  }
-  const name = `tms_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), dataDir: '', poolSize: Math.max(concurrency, 10) });
-  return {
-    db,
-    async drop() {
-      await db.close();
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
 
 /** Runs `count` requests with at most `concurrency` in flight; returns per-request latencies in ms. */
 async function run(count: number, send: (i: number) => Promise<Response>): Promise<number[]> {
@@ -74,8 +45,8 @@ function report(name: string, latencies: number[], wallMs: number) {
 }
 
 async function main() {
-  const { db, drop } = await openScratchDatabase();
-  await migrate(db.adapterFactory);
+  // The tests' scratch database: PGlite in memory, or a fresh PostgreSQL database (dropped at the end).
+  const { db, drop } = await createTestDatabase();
   const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'production' });
   const logger = createLogger('silent');
   const recorder = createIngestRecorder({ db, clock: systemClock, logger, flushIntervalMs: 1000 });
