@@ -3,60 +3,92 @@
  * API, health and readiness. It takes its dependencies, so tests build apps against PGlite or
  * PostgreSQL without module mocking, and it never listens (main.ts does).
  */
-import { createYoga } from 'graphql-yoga';
+import { useCORS } from '@whatwg-node/server';
+import { createGraphQLError, createYoga } from 'graphql-yoga';
+import { createLoadEventHub } from './domain/events/live.js';
 import { createAuthenticator } from './http/auth.js';
 import { useReadiness } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
 import { useRestApi } from './http/plugin.js';
+import { clientAddress, useLimits } from './http/limits.js';
+import { createLimits } from './limits/limits.js';
+import { pageRoutes, useDocsPages } from './http/pages.js';
 import { requestIdOf, useRequestId } from './http/request-id.js';
 import { toAppError } from './errors.js';
 import { createRequestScope, type AppDeps, type Services } from './context.js';
 import type { RequestContext } from './graphql/context.js';
-import { maskError } from './graphql/mask-error.js';
+import { maskError, yogaLogger } from './graphql/mask-error.js';
+import { useDocumentLimits } from './graphql/document-limits.js';
 import { schema } from './graphql/schema.js';
-import { graphiqlDefaultQuery } from './graphql/graphiql.js';
+import { graphiqlOptions, renderGraphiQLPage } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
 import { restRoutes } from './routes.js';
-import { createGraphQLError } from 'graphql-yoga';
+import { createWebhookMetrics } from './domain/webhook/metrics.js';
+import { createWebhookWorker } from './domain/webhook/worker.js';
 
 export interface AppOptions {
   /** API-key cache TTL (tests shorten it). */
   authCacheTtlMs?: number;
+  /** How slowed 401s wait (tests record the delays). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const metrics = createMetrics({ db: deps.db, routes: restRoutes });
+  const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes] });
   const services: Services = {
     ...deps,
     recorder: metrics.countIngest(deps.recorder),
     auth: createAuthenticator(deps.db, deps.clock, { ttlMs: options.authCacheTtlMs, adminApiKey: deps.config.admin?.apiKey }),
+    events: createLoadEventHub({ db: deps.db, logger: deps.logger, maxSubscriptionsPerTenant: deps.config.events.maxSubscriptionsPerTenant }),
+    limits: createLimits({ ...deps, registry: metrics.registry, sleep: options.sleep }),
   };
+  // The webhook delivery worker of this instance: main.ts starts and stops it; tests drive it.
+  const webhooks = createWebhookWorker({
+    db: deps.db,
+    clock: deps.clock,
+    logger: deps.logger,
+    settings: { ...deps.config.webhooks, retentionMs: deps.config.events.retentionMs },
+    metrics: createWebhookMetrics(metrics.registry, deps.db, deps.clock),
+  });
   const yoga = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/healthz',
     landingPage: false,
-    logging: deps.logger,
+    // CORS comes after the REST plugin (below): REST paths answer OPTIONS like any other method they
+    // do not take (405 with Allow, as the OpenAPI document says); /graphql keeps CORS preflights.
+    cors: false,
+    logging: yogaLogger(deps.logger),
     maskedErrors: { maskError },
-    graphiql: {
-      title: 'tms-ingest GraphQL',
-      defaultQuery: graphiqlDefaultQuery,
-      // The page loads without a key; each request sends the one entered here.
-      headers: JSON.stringify({ 'X-API-Key': '<your API key>' }, null, 2),
-    },
+    graphiql: graphiqlOptions,
+    renderGraphiQL: renderGraphiQLPage,
     context: async ({ request }): Promise<RequestContext> => {
       const scope = createRequestScope(services, requestIdOf(request), 'graphql');
       try {
-        const actor = await services.auth.authenticate(request.headers.get('x-api-key'), request.headers.get('x-tenant'));
+        const actor = await services.limits.guardAuthentication(clientAddress(request), () =>
+          services.auth.authenticate(request.headers.get('x-api-key'), request.headers.get('x-tenant')),
+        );
         return { ...scope, actor, now: deps.clock.now(), request };
       } catch (error) {
         const appError = toAppError(error);
-        throw createGraphQLError(appError.message, { extensions: { code: appError.code, http: { status: appError.status } } });
+        throw createGraphQLError(appError.message, {
+          extensions: { code: appError.code, http: { status: appError.status, ...(appError.headers ? { headers: appError.headers } : {}) } },
+        });
       }
     },
-    plugins: [useRequestId(deps.logger), metrics.plugin, useReadiness(deps.db), useRestApi(restRoutes, services), useAdminAudit()],
+    plugins: [
+      useRequestId(deps.logger),
+      metrics.plugin,
+      useLimits(services.limits, deps.config.limits.clientAddressHeader),
+      useReadiness(deps.db),
+      useDocsPages(),
+      useRestApi(restRoutes, services),
+      useCORS(),
+      useAdminAudit(),
+      useDocumentLimits(),
+    ],
   });
-  return Object.assign(yoga, { services });
+  return Object.assign(yoga, { services, webhooks });
 }
 
 export type App = ReturnType<typeof createApp>;

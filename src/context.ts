@@ -5,9 +5,22 @@
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Database } from './db/database.js';
+import type { LoadEventHub } from './domain/events/live.js';
 import type { IngestRecorder } from './domain/ingest-health/events.js';
-import type { Authenticator } from './http/auth.js';
+import type { TenantRef } from './domain/shared/tenant-ref.js';
+import type { Limits } from './limits/limits.js';
 import type { Logger } from './logger.js';
+
+/** Who is calling: a tenant, or a support engineer reading the tenant named by X-Tenant (if any). */
+export type Actor = { kind: 'tenant'; tenant: TenantRef } | { kind: 'admin'; tenant: TenantRef | null };
+
+/** Resolves API keys (built by http/auth.ts; GraphQL and REST both use it). */
+export interface Authenticator {
+  /** The tenant of a tenant API key (REST ingestion never accepts the admin key). */
+  authenticateTenant(apiKey: string | null): Promise<TenantRef>;
+  /** A tenant, or the admin with the tenant named by `X-Tenant` (GraphQL). */
+  authenticate(apiKey: string | null, tenantSlug: string | null): Promise<Actor>;
+}
 
 /** The long-lived parts of the app, given to createApp (tests build their own). */
 export interface AppDeps {
@@ -21,6 +34,10 @@ export interface AppDeps {
 /** AppDeps plus what createApp derives from them once. */
 export interface Services extends AppDeps {
   auth: Authenticator;
+  /** Live change events for subscriptions (one database listener per app). */
+  events: LoadEventHub;
+  /** Rate limits, failed-key throttling and overload shedding (src/limits). */
+  limits: Limits;
 }
 
 export interface RequestScope {

@@ -52,14 +52,39 @@ export function validationFailed(details: FieldIssue[]): AppError {
   return new AppError('validation_failed', `The request is invalid: ${fields}.`, details);
 }
 
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '08000', '08001', '08003', '08006', 'P1001', 'P1002', 'P1017', 'P2024']);
+const unavailableCodes = new Set([
+  // Node.js network errors
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EPIPE',
+  // PostgreSQL: admin shutdown, cannot connect now, connection exceptions
+  '57P01',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+  // Prisma: server unreachable, timeouts, connection closed, pool timeout
+  'P1001',
+  'P1002',
+  'P1017',
+  'P2024',
+]);
 
 /** True for errors that mean the database cannot be reached (→ 503 unavailable). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
     if (typeof code === 'string' && unavailableCodes.has(code)) return true;
-    if (typeof message === 'string' && /connection terminated|Connection terminated|ECONNREFUSED|timeout exceeded when trying to connect|PGlite is closed|database is closed|Cannot use a pool after calling end/i.test(message)) return true;
+    if (
+      typeof message === 'string' &&
+      /connection terminated|Connection terminated|ECONNREFUSED|timeout exceeded when trying to connect|PGlite is closed|database is closed|Cannot use a pool after calling end/i.test(
+        message,
+      )
+    )
+      return true;
     e = cause;
   }
   return false;

@@ -1,48 +1,20 @@
 /**
- * Process entry: config → database → migrations → (first run: demo tenant) → app → listen.
- * SIGTERM/SIGINT: stop accepting, finish in-flight requests, flush ingest accounting, close the database.
+ * Process entry: config → database → migrations → app → listen → (first run: demo tenant) → URLs.
+ * SIGTERM/SIGINT: stop accepting, finish in-flight requests and webhook attempts, flush ingest accounting,
+ * close the database.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { loadConfig, type Config } from './config.js';
-import { DatabaseInUseError, openDatabase, type Database } from './db/database.js';
+import { ConfigError, loadConfig } from './config.js';
+import { DatabaseInUseError, openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
+import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
-import { countTenants, createTenant } from './domain/tenant/service.js';
+import { startupMessage } from './startup.js';
 import { isDatabaseUnavailable } from './errors.js';
-import { createLogger, type Logger } from './logger.js';
-
-/**
- * On a fresh embedded database, creates tenant `demo` and returns its key (never with DATABASE_URL:
- * production databases get their tenants from the CLI).
- */
-async function createDemoTenant(config: Config, db: Database, log: Logger): Promise<string | null> {
-  if (config.db.url || (await countTenants(db)) > 0) return null;
-  const { apiKey } = await createTenant(db, { slug: 'demo', name: 'Demo tenant' });
-  log.info({ tenant: 'demo' }, 'created tenant demo (first run)');
-  return apiKey;
-}
-
-/** The first-run banner: the demo key, shown once, and a request to paste. */
-function printDemoBanner(apiKey: string, base: string) {
-  process.stdout.write(`
-First run: created tenant "demo". Its API key is shown once; keep it:
-
-  ${apiKey}
-
-Post a load:
-
-  curl -s ${base}/api/v1/loads/upsert \\
-    -H 'Content-Type: application/json' -H 'X-API-Key: ${apiKey}' \\
-    -d '{"native_system_load_permalink":"L100-demo","native_system_load_id":"L100","native_system_load_status":"Booked"}'
-
-GraphiQL: ${base}/graphql (put {"X-API-Key": "<key>"} in the headers pane)
-OpenAPI:  ${base}/api/v1/openapi.json
-
-`);
-}
+import { createLogger } from './logger.js';
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -50,23 +22,60 @@ const listen = (server: Server, port: number, host: string) =>
     server.listen(port, host, () => resolve(server.address() as AddressInfo));
   });
 
+/** Applies pending migrations to PostgreSQL through a one-connection pool that is closed afterwards. */
+async function migrateAlone(url: string): Promise<string[]> {
+  const db = await openDatabase({ url, dataDir: '', poolSize: 1 });
+  try {
+    return await migrate(db.adapterFactory);
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   const config = loadConfig(process.env);
   const logger = createLogger(config.log.level);
-  const db = await openDatabase(config.db);
-  const applied = await migrate(db.adapterFactory);
-  if (applied.length) logger.info({ applied }, 'applied migrations');
-  const demoKey = await createDemoTenant(config, db, logger);
+  // On PostgreSQL, migrations run on their own single connection, closed afterwards: the migration
+  // engine's advisory lock is session-scoped, and on a shared pool its unlock could land on another
+  // connection, leaving the lock held (a second instance could then never start).
+  const applied = config.db.url ? await migrateAlone(config.db.url) : null;
+  const db = await openDatabase({ ...config.db, onPoolError: (err) => logger.warn({ err }, 'database connection lost (the pool replaces it)') });
+  const migrated = applied ?? (await migrate(db.adapterFactory));
+  if (migrated.length) logger.info({ applied: migrated }, 'applied migrations');
 
   const recorder = createIngestRecorder({ db, clock: systemClock, logger, flushIntervalMs: config.ingest.flushIntervalMs });
   const app = createApp({ config, db, logger, clock: systemClock, recorder });
-  const server = createServer(app);
+  app.webhooks.start();
+  const maintenance = createEventMaintenance({
+    db,
+    clock: systemClock,
+    logger,
+    recorder,
+    retentionMs: config.events.retentionMs,
+    degradedRejectionRate: config.ingest.degradedRejectionRate,
+    intervalMs: config.events.maintenanceIntervalMs,
+  });
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+  const server = createServer(
+    {
+      // Slow or silent clients cannot hold a connection for long: the headers must arrive within
+      // headersTimeout, the whole request (body included) within requestTimeout, and an idle
+      // keep-alive connection is closed after keepAliveTimeout. Checked every second.
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(requestTimeoutMs, headersTimeoutMs),
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    },
+    app,
+  );
   const { port } = await listen(server, config.http.port, config.http.host);
   const base = `http://localhost:${port}`;
   logger.info({ port, database: db.kind }, `tms-ingest listening on ${base}`);
-  if (demoKey) printDemoBanner(demoKey, base);
-
   let stopping = false;
+  // Only now, with the port taken: a start that fails to listen never creates (and loses) the demo key.
+  // The signal handlers are installed first (a SIGTERM right after "listening" still shuts down
+  // gracefully), and shutdown waits for the message, so a key that was created is always printed.
+  let announced: Promise<unknown> = Promise.resolve();
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -78,9 +87,15 @@ async function main() {
     force.unref();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
+      // Subscriptions stream until told to stop: end them so their connections close now.
+      app.services.events.endAll();
       server.closeIdleConnections();
     });
+    await announced.catch(() => {}); // its failure is reported by main()
+    await app.webhooks.stop();
+    await maintenance.close();
     await recorder.close();
+    await app.services.limits.close();
     await db.close();
     logger.info('stopped');
     process.exit(0);
@@ -92,11 +107,13 @@ async function main() {
     });
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  announced = startupMessage(config, db, logger, base).then((message) => process.stdout.write(message));
+  await announced;
 }
 
 main().catch((error) => {
   // Expected start-up failures get one plain line; anything else keeps its stack.
-  if (error instanceof DatabaseInUseError || /Invalid configuration/.test(String(error?.message))) console.error(error.message);
+  if (error instanceof DatabaseInUseError || error instanceof ConfigError) console.error(error.message);
   else if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${error.message}`);
   else if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') console.error(`The port is in use: ${error.message}`);
   else console.error(error);

@@ -1,13 +1,11 @@
-// Every REST route, in one list (the router and the OpenAPI document both read it).
-import { carrierRoutes } from './domain/carrier/rest.js';
-import { loadRoutes } from './domain/load/rest.js';
-import { loadLegRoutes } from './domain/load-leg/rest.js';
-import { stopRoutes } from './domain/stop/rest.js';
-import { loadUpdateRoutes } from './domain/load-update/rest.js';
+// Every REST route, in one list (the router, the OpenAPI document and the metrics labels read it).
+import { ingestions } from './domain/registry.js';
+import { bulkIngestRoute, ingestRoute } from './http/ingest-route.js';
 import { buildOpenApiDocument, OpenApiDocumentSchema, type OpenApiDocument } from './http/openapi.js';
 import { defineRoute, type Route } from './http/route.js';
 
-export const ingestionRoutes: readonly Route[] = [...carrierRoutes, ...loadRoutes, ...loadLegRoutes, ...stopRoutes, ...loadUpdateRoutes];
+/** The ingestion routes (single and bulk) of every record kind in the registry. */
+export const ingestionRoutes: readonly Route[] = ingestions.flatMap((ingestion) => [ingestRoute(ingestion), bulkIngestRoute(ingestion)]);
 
 const openApiRoute = defineRoute({
   method: 'GET',

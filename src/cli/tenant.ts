@@ -7,19 +7,21 @@
  * or invalid argument, 3 unknown tenant, 4 tenant already exists.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { DatabaseInUseError, openDatabase, type Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { ingestSources, type IngestSourceName } from '../domain/ingest-health/events.js';
-import { phases, setStatusMapping } from '../domain/status-mapping/service.js';
+import { listStatusMappings, phases, setStatusMapping } from '../domain/status-mapping/service.js';
 import {
   createTenant,
   DuplicateTenantError,
   findTenantBySlug,
   listTenants,
   revokeApiKeys,
+  rateLimitRange,
   rotateApiKey,
+  setRateLimit,
   setStaleInterval,
   slugPattern,
   staleSecondsRange,
@@ -30,7 +32,10 @@ const exitCode = { ok: 0, failed: 1, usage: 2, unknownTenant: 3, duplicate: 4 } 
 
 /** A wrong invocation: printed with the command's usage. */
 class UsageError extends Error {
-  constructor(message: string, readonly command?: Command) {
+  constructor(
+    message: string,
+    readonly command?: Command,
+  ) {
     super(message);
   }
 }
@@ -81,17 +86,17 @@ const commands: Command[] = [
       const input = { slug: requireSlug(slug!, this), name, tmsUrlTemplate: values['tms-url-template'] as string | undefined };
       return async (db, out) => {
         const { tenant, apiKey } = await createTenant(db, input);
-        out.result(
-          `Created tenant ${tenant.slug} (${tenant.name}).\nAPI key, shown once (only its hash is stored):\n\n  ${apiKey}\n`,
-          { slug: tenant.slug, apiKey },
-        );
+        out.result(`Created tenant ${tenant.slug} (${tenant.name}).\nAPI key, shown once (only its hash is stored):\n\n  ${apiKey}\n`, {
+          slug: tenant.slug,
+          apiKey,
+        });
       };
     },
   },
   {
     name: 'rotate-key',
     usage: 'rotate-key <slug> [--json]',
-    summary: 'Revokes the tenant\'s keys and prints a new one (once).',
+    summary: "Revokes the tenant's keys and prints a new one (once).",
     args: ['slug'],
     options: json,
     prepare([slug]) {
@@ -138,6 +143,25 @@ const commands: Command[] = [
     },
   },
   {
+    name: 'list-status-mappings',
+    usage: 'list-status-mappings <slug> [--json]',
+    summary: "Lists the tenant's status mapping: each TMS status and its phase.",
+    args: ['slug'],
+    options: json,
+    prepare([slug]) {
+      requireSlug(slug!, this);
+      return async (db, out) => {
+        const tenant = await requireTenant(db, slug!);
+        const mappings = (await listStatusMappings(db, tenant.id)).map((m) => ({ status: m.status, phase: m.phase, updatedAt: m.updatedAt }));
+        const width = Math.max('TMS STATUS'.length, ...mappings.map((m) => m.status.length + 2));
+        const text = mappings.length
+          ? [`${'TMS STATUS'.padEnd(width)}  PHASE`, ...mappings.map((m) => `${JSON.stringify(m.status).padEnd(width)}  ${m.phase}`)].join('\n')
+          : `${tenant.slug} maps no status yet; every load is UNMAPPED until one is mapped: npm run tenant -- map-status ${tenant.slug} "<TMS status>" <PHASE>`;
+        out.result(text, mappings);
+      };
+    },
+  },
+  {
     name: 'set-stale-interval',
     usage: 'set-stale-interval <slug> <pull|webhook|unspecified> <seconds|default> [--json]',
     summary: 'Sets how long a source may stay silent before its ingest health turns STALE.',
@@ -164,6 +188,45 @@ const commands: Command[] = [
     },
   },
   {
+    name: 'set-rate-limit',
+    usage: 'set-rate-limit <slug> <records-per-second|default|off> [--burst N] [--json]',
+    summary:
+      'Sets the tenant\'s ingestion rate limit in records per second (a token bucket; --burst is its size, default the larger of RATE_LIMIT_BURST and the rate). "default" uses the service\'s RATE_LIMIT_RECORDS_PER_SECOND and RATE_LIMIT_BURST; "off" removes the limit.',
+    args: ['slug', 'rate'],
+    options: { burst: { type: 'string' }, ...json },
+    prepare([slug, rateArg], values) {
+      requireSlug(slug!, this);
+      const { perSecond: rate, burst: size } = rateLimitRange;
+      const whole = (text: string, min: number, max: number) => /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max;
+      if (rateArg !== 'default' && rateArg !== 'off' && !whole(rateArg!, 1, rate.max)) {
+        throw new UsageError(`"${rateArg}" is not a number of records per second from 1 to ${rate.max} (or "default", "off").`, this);
+      }
+      const burstArg = values.burst as string | undefined;
+      if (burstArg !== undefined && (rateArg === 'default' || rateArg === 'off')) {
+        throw new UsageError(`--burst goes with a number of records per second, not "${rateArg}".`, this);
+      }
+      if (burstArg !== undefined && !whole(burstArg, size.min, size.max)) {
+        throw new UsageError(`--burst "${burstArg}" is not a number of records from ${size.min} to ${size.max}.`, this);
+      }
+      const perSecond = rateArg === 'default' ? null : rateArg === 'off' ? 0 : Number(rateArg);
+      const burst = burstArg === undefined ? null : Number(burstArg);
+      return async (db, out) => {
+        const stored = await setRateLimit(db, slug!, perSecond, burst);
+        const text =
+          stored.perSecond === null
+            ? `${slug}: the service's default rate limit applies (RATE_LIMIT_RECORDS_PER_SECOND, RATE_LIMIT_BURST).`
+            : stored.perSecond === 0
+              ? `${slug}: no ingestion rate limit.`
+              : `${slug}: ${stored.perSecond} records/s, bursts of ${stored.burst ?? `max(RATE_LIMIT_BURST, ${stored.perSecond})`} records.`;
+        out.result(`${text} Running servers apply it within 30 s (API-key cache).`, {
+          slug,
+          recordsPerSecond: stored.perSecond === null ? 'default' : stored.perSecond === 0 ? 'off' : stored.perSecond,
+          burst: stored.burst,
+        });
+      };
+    },
+  },
+  {
     name: 'list',
     usage: 'list [--json]',
     summary: 'Lists tenants with their active key count and stale intervals.',
@@ -182,7 +245,14 @@ const commands: Command[] = [
       const table = [['SLUG', 'NAME', 'KEYS', 'STALE S (PULL/WEBHOOK/UNSPEC.)', 'CREATED', 'TMS URL TEMPLATE'], ...rows];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
       const text = tenants.length
-        ? table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')
+        ? table
+            .map((row) =>
+              row
+                .map((cell, i) => cell.padEnd(widths[i]!))
+                .join('  ')
+                .trimEnd(),
+            )
+            .join('\n')
         : 'No tenants yet. Create one with: npm run tenant -- create <slug> --name "<name>"';
       out.result(text, tenants);
     },
@@ -268,7 +338,7 @@ main(process.argv.slice(2)).then(
   (error) => {
     // Expected failures get one plain line; anything else keeps its stack for the operator.
     if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${error.message}`);
-    else if (error instanceof DatabaseInUseError || /Invalid configuration/.test(String(error?.message))) console.error(error.message);
+    else if (error instanceof DatabaseInUseError || error instanceof ConfigError) console.error(error.message);
     else console.error(error);
     process.exit(exitCode.failed);
   },

@@ -30,6 +30,13 @@ export interface Database {
    * returns the function that removes it. Tests count statements with it (GraphQL has no N+1).
    */
   onStatement(listener: StatementListener): () => void;
+  /**
+   * Calls `onNotify` with the payload of every `NOTIFY channel` (any process, after its commit).
+   * PostgreSQL: one dedicated connection outside the pool, reconnected after a failure, after which
+   * `onReconnect` runs (notifications sent meanwhile are lost: re-read what may have changed).
+   * PGlite: its own `listen`. Resolves once listening; the returned function stops it.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /** Connection pool state for /metrics (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
@@ -54,8 +61,14 @@ function statementListeners() {
 /** Reports every statement an adapter (or a transaction it starts) runs. */
 function observeQueryable<Q extends SqlQueryable>(queryable: Q, emit: StatementListener): Q {
   const { queryRaw, executeRaw } = queryable;
-  queryable.queryRaw = (query) => (emit(query.sql), queryRaw.call(queryable, query));
-  queryable.executeRaw = (query) => (emit(query.sql), executeRaw.call(queryable, query));
+  queryable.queryRaw = (query) => {
+    emit(query.sql);
+    return queryRaw.call(queryable, query);
+  };
+  queryable.executeRaw = (query) => {
+    emit(query.sql);
+    return executeRaw.call(queryable, query);
+  };
   const adapter = queryable as unknown as Partial<SqlDriverAdapter>;
   const startTransaction = adapter.startTransaction;
   if (startTransaction) {
@@ -78,17 +91,96 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** Called when an idle pooled connection fails (the pool replaces it); default: a line on stderr. */
+  onPoolError?: (error: Error) => void;
 }
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database under `dataDir`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10) : openPglite(options.dataDir);
+  const onPoolError = options.onPoolError ?? ((error: Error) => console.error(`Database connection lost: ${error.message}`));
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10, onPoolError) : openPglite(options.dataDir);
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
+/** Quotes a channel name as an SQL identifier. */
+const identifier = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** How long a lost PostgreSQL listening connection waits before connecting again. */
+const relistenDelayMs = 1000;
+
+/**
+ * LISTEN on a dedicated PostgreSQL connection (a pooled one would be handed to other work), kept up:
+ * when it fails, it reconnects every `relistenDelayMs` until it listens again, then calls `onReconnect`.
+ */
+async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onReconnect?: () => void) {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? '');
+    });
+    next.on('error', () => {
+      if (client !== next) return;
+      client = null;
+      next.end().catch(() => {});
+      schedule();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${identifier(channel)}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
+    client = next;
+  };
+  const schedule = () => {
+    if (stopped) return;
+    retry = setTimeout(() => {
+      connect().then(
+        () => onReconnect?.(),
+        () => schedule(),
+      );
+    }, relistenDelayMs);
+    retry.unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const current = client;
+    client = null;
+    await current?.end().catch(() => {});
+  };
+}
+
+/** Tracks a database's listeners so `close()` stops them too. */
+function listenerSet() {
+  const stops = new Set<() => Promise<void>>();
+  return {
+    add(stop: () => Promise<void>) {
+      const once = async () => {
+        if (stops.delete(once)) await stop();
+      };
+      stops.add(once);
+      return once;
+    },
+    async closeAll() {
+      await Promise.all([...stops].map((stop) => stop()));
+    },
+  };
+}
+
+async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
+  const listeners = listenerSet();
   // An idle client that loses its connection emits 'error'; without a listener the process would exit.
-  pool.on('error', () => {});
+  pool.on('error', onPoolError);
   const statements = statementListeners();
   const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.emit);
   const prisma = new PrismaClient({ adapter: adapterFactory });
@@ -104,8 +196,10 @@ async function openPostgres(url: string, max: number): Promise<Database> {
         return result.rows as Row[];
       },
     },
+    listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
+      await listeners.closeAll();
       await prisma.$disconnect();
       await pool.end();
     },
@@ -160,9 +254,7 @@ function lockDataDir(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(path, 'utf8'));
       if (owner && owner !== process.pid && isAlive(owner)) {
-        throw new DatabaseInUseError(
-          `The embedded database in ${dataDir} is in use by process ${owner} (is the server running?). Stop it and try again.`,
-        );
+        throw new DatabaseInUseError(`The embedded database in ${dataDir} is in use by process ${owner} (is the server running?). Stop it and try again.`);
       }
       rmSync(path, { force: true });
     }
@@ -182,6 +274,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     throw error;
   });
   const statements = statementListeners();
+  const listeners = listenerSet();
   const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.emit);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
@@ -196,8 +289,13 @@ async function openPglite(dataDir: string): Promise<Database> {
         return result.rows;
       },
     },
+    async listen(channel, onNotify) {
+      const unlisten = await pglite.listen(channel, onNotify);
+      return listeners.add(() => unlisten());
+    },
     poolStats: () => null,
     async close() {
+      await listeners.closeAll();
       await prisma.$disconnect();
       await pglite.close();
       unlock();

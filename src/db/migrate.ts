@@ -41,16 +41,15 @@ function loadEngineModule(): Promise<EngineModule> {
 async function loadEngine(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<SchemaEngine> {
   const { SchemaEngine } = await loadEngineModule();
   const datamodel = readFileSync(schemaPath, 'utf8');
-  return SchemaEngine.new(
-    { datamodels: [[schemaPath, datamodel]] },
-    () => {},
-    bindMigrationAwareSqlAdapterFactory(adapterFactory),
-  );
+  return SchemaEngine.new({ datamodels: [[schemaPath, datamodel]] }, () => {}, bindMigrationAwareSqlAdapterFactory(adapterFactory));
 }
 
 function listMigrations(): MigrationList {
   const dirs = existsSync(migrationsDir)
-    ? readdirSync(migrationsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+    ? readdirSync(migrationsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+        .sort()
     : [];
   const lockPath = join(migrationsDir, 'migration_lock.toml');
   return {

@@ -1,29 +1,87 @@
 /**
- * Builds, once per record kind at module load, the single SQL statement that writes one record:
- * parent lookups, the tenant-scoped `INSERT … ON CONFLICT (tenant_id, permalink)` and the
- * `sync_run_time` guard are one atomic database step, so concurrent requests can neither create
- * two records nor overwrite fresher data (api-contract.md, "sync_run_time precisely").
+ * Every write statement of a record table is built here, once per table at module load:
+ * - the set-based upsert of one or many records: parent lookups, the tenant-scoped `INSERT … ON
+ *   CONFLICT (tenant_id, permalink)` and the `sync_run_time` guard are one atomic database step per
+ *   record, so concurrent requests can neither create two records nor overwrite fresher data
+ *   (api-contract.md, "sync_run_time precisely");
+ * - a user's edit of a stored record (`UPDATE … WHERE tenant_id AND permalink`).
+ * Both share the keep-unless-sent rule (an absent field keeps its stored value) and the phase
+ * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
-import type { RecordSpec } from '../domain/shared/record.js';
-import { phaseSql } from '../domain/status-mapping/service.js';
 
-/** Parameters every statement takes, in this order, before the column values. */
-export interface StatementInput {
-  tenantId: string;
+/** SQL type of a column, used for parameter casts. */
+export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
+
+export interface ColumnSpec {
+  column: string;
+  type: ColumnType;
+}
+
+/** A foreign key to a parent table, resolved from the parent's permalink. */
+export interface ParentColumn {
+  table: string;
+  column: string;
+  /** A required parent must exist; an optional one must exist only when a permalink is given. */
+  required: boolean;
+}
+
+/**
+ * How a table's rows guard against stale writes: `sync_run_time` (a stored row fresher than the
+ * caller's `sync_run_time` is kept), `append_only` (a repeated permalink changes nothing), or `none`
+ * (every write applies; the table still records its freshness time).
+ */
+export type Freshness = 'sync_run_time' | 'append_only' | 'none';
+
+/** A record table as the statements see it. */
+export interface RecordTable {
+  /** Statement name prefix (prepared statements are named after it). */
+  name: string;
+  table: string;
+  columns: readonly ColumnSpec[];
+  parents: readonly ParentColumn[];
+  freshness: Freshness;
+  /**
+   * The phase column derived from a status column through the tenant's status mapping; `withoutStatus`
+   * is the phase of a row without a status (null or blank).
+   */
+  phase?: { statusColumn: string; withoutStatus: 'UNMAPPED' | null };
+}
+
+/**
+ * SQL for the phase of a status (both arguments SQL expressions), looked up in the tenant's status
+ * mapping as the mapping stores its keys (trimmed, lower case): what every write path stores.
+ */
+export const phaseSql = (tenantId: string, status: string) =>
+  `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`;
+
+const q = (identifier: string) => `"${identifier}"`;
+
+/** `column = value`, unless `sentColumn` is absent from the present-columns parameter: then the stored value stays. */
+const keepUnlessSent = (column: string, present: string, value: string, sentColumn = column) =>
+  `${q(column)} = CASE WHEN '${sentColumn}' = ANY(${present}::text[]) THEN ${value} ELSE t.${q(column)} END`;
+
+/** One record to write: its permalink, its column values (in `columns` order) and its parents' permalinks. */
+export interface UpsertRow {
   permalink: string;
+  /** Column values in `columns` order (undefined → NULL); date-times as ISO 8601 strings or Dates. */
+  values: readonly unknown[];
+  /** Parent permalinks in `parents` order (null → none given). */
+  parents: readonly (string | null)[];
+  extra: Record<string, unknown>;
+}
+
+/** What one statement writes: rows with distinct permalinks that carry the same fields. */
+export interface UpsertInput {
+  tenantId: string;
   now: Date;
   /** The request's `sync_run_time`; null for event-driven posts. */
   syncRunTime: Date | null;
-  /** Columns whose field the body carried: absent fields keep their stored value on update. */
-  present: string[];
-  extra: Record<string, unknown>;
-  /** Column values in `spec.columns` order (undefined → NULL). */
-  values: unknown[];
-  /** Parent permalinks in `spec.parents` order (null → none given). */
-  parents: (string | null)[];
+  /** Columns the rows' bodies carried: absent fields keep their stored value on update. */
+  present: readonly string[];
+  rows: readonly UpsertRow[];
 }
 
-export interface StatementRow {
+export interface RowResult {
   /** true: created; false: updated; null: nothing written (skipped, duplicate or a missing parent). */
   inserted: boolean | null;
   /** For each parent, whether it was found (null when no permalink was given). */
@@ -33,93 +91,154 @@ export interface StatementRow {
 export interface UpsertStatement {
   name: string;
   text: string;
-  params(input: StatementInput): unknown[];
-  read(row: Record<string, unknown>): StatementRow;
+  params(input: UpsertInput): unknown[];
+  /** The statement's result rows → one result per input row, in input order. */
+  read(rows: readonly Record<string, unknown>[], count: number): RowResult[];
 }
 
-const q = (identifier: string) => `"${identifier}"`;
+/**
+ * Builds the set-based upsert of one table: any number of rows in one statement (the rows travel as
+ * one jsonb array, unpacked by `jsonb_to_recordset`), each row atomic on its own: parent lookups,
+ * `INSERT … ON CONFLICT (tenant_id, permalink)` and the `sync_run_time` guard are one database step.
+ * Two rows of one statement must not share a permalink (ON CONFLICT cannot touch a row twice), and
+ * they share one set of present columns (the keep-unless-sent rule is per statement).
+ */
+export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
+  const { columns } = spec;
+  const appendOnly = spec.freshness === 'append_only';
+  // $1 tenant, $2 now, $3 rows; guarded tables also take $4 sync_run_time and $5 present columns.
+  const syncRunTime = '$4::timestamptz';
+  const present = '$5';
+  const value = (i: number) => `r.v${i}`;
+  const parent = (i: number) => `r.p${i}`;
+  const statusIndex = spec.phase ? columns.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
+  if (spec.phase && statusIndex < 0) throw new Error(`${spec.table}: phase status column ${spec.phase.statusColumn} is not a column`);
 
-/** Builds the statement for one record kind. */
-export function buildUpsertStatement(spec: RecordSpec): UpsertStatement {
-  const columns = Object.values(spec.columns);
-  // Append-only records have no freshness guard and no partial update: they take fewer parameters.
-  const fixedParams = spec.appendOnly
-    ? (['tenantId', 'permalink', 'now', 'extra'] as const)
-    : (['tenantId', 'permalink', 'now', 'syncRunTime', 'present', 'extra'] as const);
-  const fixed = fixedParams.length;
-  const $ = (name: (typeof fixedParams)[number]) => `$${(fixedParams as readonly string[]).indexOf(name) + 1}`;
-  const valueParam = (i: number) => `$${fixed + 1 + i}`;
-  const parentParam = (i: number) => `$${fixed + 1 + columns.length + i}`;
-  const phaseStatus = spec.phaseFrom ? spec.columns[spec.phaseFrom] : undefined;
-
-  const ctes = spec.parents.map(
-    (p, i) => `parent_${i} AS (SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = ${parentParam(i)}::text)`,
+  const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
+    ', ',
   );
+  const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
-  const insertValues = ['gen_random_uuid()', '$1::uuid', '$2::text', ...columns.map((c, i) => `${valueParam(i)}::${c.type}`)];
+  const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
   spec.parents.forEach((p, i) => {
     insertColumns.push(p.column);
-    insertValues.push(`(SELECT id FROM parent_${i})`);
+    insertValues.push(`r.parent_${i}`);
   });
-  if (phaseStatus) {
-    const status = valueParam(columns.indexOf(phaseStatus));
+  if (spec.phase) {
+    const status = value(statusIndex);
     insertColumns.push('phase');
     insertValues.push(
-      spec.phaseWithoutStatus === null
-        ? `CASE WHEN coalesce(btrim(${status}::text), '') = '' THEN NULL ELSE ${phaseSql('$1::uuid', status)} END`
+      spec.phase.withoutStatus === null
+        ? `CASE WHEN coalesce(btrim(${status}), '') = '' THEN NULL ELSE ${phaseSql('$1::uuid', status)} END`
         : phaseSql('$1::uuid', status),
     );
   }
   insertColumns.push('extra');
-  insertValues.push(`${$('extra')}::jsonb`);
-  if (spec.appendOnly) {
+  insertValues.push('r.extra');
+  if (appendOnly) {
     insertColumns.push('created_at');
-    insertValues.push('$3::timestamptz');
+    insertValues.push('$2::timestamptz');
   } else {
     insertColumns.push('fresh_at', 'changed_at', 'created_at');
-    insertValues.push(`COALESCE(${$('syncRunTime')}::timestamptz, $3::timestamptz)`, '$3::timestamptz', '$3::timestamptz');
+    insertValues.push(`COALESCE(${syncRunTime}, $2::timestamptz)`, '$2::timestamptz', '$2::timestamptz');
   }
 
-  const parentsFound = spec.parents.map((p, i) =>
-    p.required ? `EXISTS (SELECT 1 FROM parent_${i})` : `(${parentParam(i)}::text IS NULL OR EXISTS (SELECT 1 FROM parent_${i}))`,
-  );
+  const parentsFound = spec.parents.map((p, i) => (p.required ? `r.parent_${i} IS NOT NULL` : `(${parent(i)} IS NULL OR r.parent_${i} IS NOT NULL)`));
 
   // An absent field keeps its stored value; a field sent (even as null) replaces it.
-  const keepUnlessSent = (column: string) =>
-    `${q(column)} = CASE WHEN '${column}' = ANY(${$('present')}::text[]) THEN EXCLUDED.${q(column)} ELSE t.${q(column)} END`;
-  const conflict = spec.appendOnly
+  const sent = (column: string) => keepUnlessSent(column, present, `EXCLUDED.${q(column)}`);
+  const conflict = appendOnly
     ? 'DO NOTHING'
     : `DO UPDATE SET ${[
-        ...columns.map((c) => keepUnlessSent(c.column)),
-        ...spec.parents.map((p) => keepUnlessSent(p.column)),
-        ...(phaseStatus ? [`phase = CASE WHEN '${phaseStatus.column}' = ANY(${$('present')}::text[]) THEN EXCLUDED.phase ELSE t.phase END`] : []),
+        ...columns.map((c) => sent(c.column)),
+        ...spec.parents.map((p) => sent(p.column)),
+        ...(spec.phase ? [keepUnlessSent('phase', present, 'EXCLUDED.phase', spec.phase.statusColumn)] : []),
         'extra = t.extra || EXCLUDED.extra',
         'fresh_at = EXCLUDED.fresh_at',
         'changed_at = EXCLUDED.changed_at',
       ].join(', ')}
-      WHERE ${$('syncRunTime')}::timestamptz IS NULL OR t.fresh_at <= ${$('syncRunTime')}::timestamptz`;
+      WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
-  const written = `written AS (
+  // Rows are inserted in permalink order, so two batches over the same records lock them in one order.
+  const text = `WITH rows AS (
+    SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
+    FROM jsonb_to_recordset($3::jsonb) AS i(${recordset})
+  ),
+  written AS (
     INSERT INTO ${q(spec.table)} AS t (${insertColumns.map(q).join(', ')})
     SELECT ${insertValues.join(', ')}
+    FROM rows r
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
+    ORDER BY r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING (xmax = 0) AS inserted)`;
-
-  const text = `WITH ${[...ctes, written].join(',\n')}
-  SELECT (SELECT inserted FROM written) AS inserted${spec.parents
-    .map((_, i) => `, CASE WHEN ${parentParam(i)}::text IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM parent_${i}) END AS parent_${i}`)
-    .join('')}`;
+    RETURNING t.permalink, (xmax = 0) AS inserted
+  )
+  SELECT r.ord, w.inserted${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   return {
-    name: `upsert_${spec.kind}`,
+    name: `upsert_${spec.name}`,
     text,
-    // Both drivers serialise an object for a jsonb parameter and an array for text[].
-    params: (input) => [...fixedParams.map((name) => input[name]), ...input.values.map((v) => v ?? null), ...input.parents],
-    read: (row) => ({
-      inserted: (row.inserted as boolean | null) ?? null,
-      parents: spec.parents.map((_, i) => (row[`parent_${i}`] as boolean | null) ?? null),
-    }),
+    params(input) {
+      const rows = input.rows.map((row, ord) => {
+        const record: Record<string, unknown> = { ord, permalink: row.permalink, extra: row.extra };
+        row.values.forEach((v, i) => {
+          record[`v${i}`] = v ?? null;
+        });
+        row.parents.forEach((p, i) => {
+          record[`p${i}`] = p;
+        });
+        return record;
+      });
+      // Both drivers serialise an array for text[]; the rows go as one JSON text.
+      const fixed = [input.tenantId, input.now, JSON.stringify(rows)];
+      return appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
+    },
+    read(rows, count) {
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: spec.parents.map(() => null) }));
+      for (const row of rows) {
+        results[row.ord as number] = {
+          inserted: (row.inserted as boolean | null) ?? null,
+          parents: spec.parents.map((_, i) => (row[`parent_${i}`] as boolean | null) ?? null),
+        };
+      }
+      return results;
+    },
+  };
+}
+
+export interface EditInput {
+  tenantId: string;
+  permalink: string;
+  now: Date;
+  present: string[];
+  extra: Record<string, unknown>;
+  /** Values of the editable columns, in their order (undefined → NULL). */
+  values: unknown[];
+}
+
+/**
+ * A user's edit of one stored row: the editable columns the edit carries replace the stored ones
+ * (keep-unless-sent), `extra` is merged, the phase is re-derived when the status changes, and the
+ * edit counts as the freshest write (`fresh_at` and `changed_at` are the service clock).
+ */
+export function buildEditStatement(spec: RecordTable, editable: readonly ColumnSpec[]) {
+  // $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per column.
+  const value = (i: number) => `$${6 + i}`;
+  const statusIndex = spec.phase ? editable.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
+  const text = `UPDATE ${q(spec.table)} AS t SET ${[
+    ...editable.map((c, i) => keepUnlessSent(c.column, '$4', `${value(i)}::${c.type}`)),
+    ...(spec.phase && statusIndex >= 0 ? [keepUnlessSent('phase', '$4', phaseSql('t.tenant_id', value(statusIndex)), spec.phase.statusColumn)] : []),
+    'extra = t.extra || $5::jsonb',
+    'fresh_at = $3::timestamptz',
+    'changed_at = $3::timestamptz',
+  ].join(',\n  ')}
+WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
+RETURNING t.id`;
+  return {
+    name: `edit_${spec.name}`,
+    text,
+    params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
   };
 }

@@ -49,9 +49,11 @@ export const builder = new SchemaBuilder<{
     complexityError: (kind, { depth, complexity, breadth, maxDepth, maxComplexity, maxBreadth }) => {
       const [measure, value, max] =
         kind === 'Depth' ? ['depth', depth, maxDepth] : kind === 'Breadth' ? ['breadth', breadth, maxBreadth] : ['complexity', complexity, maxComplexity];
-      return new AppError('validation_failed', `The query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${measure} ${value}, at most ${max}.`, [
-        { field: 'query', issue: `${measure} ${value} exceeds the maximum ${max}; select fewer nested fields or request smaller pages` },
-      ]);
+      return new AppError(
+        'validation_failed',
+        `The query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${measure} ${value}, at most ${max}.`,
+        [{ field: 'query', issue: `${measure} ${value} exceeds the maximum ${max}; select fewer nested fields or request smaller pages` }],
+      );
     },
   },
   prisma: {
@@ -65,6 +67,11 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({ description: "Reads, scoped to the API key's tenant (or, for support engineers, the X-Tenant one)." });
-builder.mutationType({ description: 'Writes, with the tenant\'s own API key: the same services as the REST routes.' });
+builder.subscriptionType({ description: 'Live data over Server-Sent Events (graphql-sse), scoped like queries.' });
+builder.mutationType({ description: "Writes, with the tenant's own API key: the same services as the REST routes." });
 builder.addScalarType('DateTime', DateTimeResolver);
 builder.addScalarType('JSON', JSONResolver);
+
+/** The description of every record's `id` (what client caches such as Apollo's key records by). */
+export const recordIdDescription =
+  'Stable id of the record for client caches (Apollo, urql, Relay stores): it never changes while the record exists and is unique across tenants. Look records up by their permalink.';

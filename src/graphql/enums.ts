@@ -20,22 +20,33 @@ const phaseDescriptions: Record<keyof typeof Phases, string> = {
 
 export const PhaseEnum = builder.enumType('Phase', {
   description: "Phase of a load, translated from the TMS status by the tenant's status mapping.",
-  values: Object.fromEntries(
-    Object.values(Phases).map((phase) => [phase, { value: phase, description: phaseDescriptions[phase] }]),
-  ) as Record<Phase, { value: Phase; description: string }>,
+  values: Object.fromEntries(Object.values(Phases).map((phase) => [phase, { value: phase, description: phaseDescriptions[phase] }])) as Record<
+    Phase,
+    { value: Phase; description: string }
+  >,
 });
 
-const enums = new Map<string, { values: readonly string[]; ref: ReturnType<typeof createEnum> }>();
+const enums = new Map<string, { values: Record<string, string>; ref: ReturnType<typeof createEnum> }>();
 
-function createEnum(name: string, values: readonly string[], description: string) {
-  return builder.enumType(name, { description, values: values as string[] });
+/** `check_call` → `CHECK_CALL`: GraphQL enum values are UPPER_CASE; the REST wire value stays as it is. */
+export const enumValueName = (value: string) => value.toUpperCase().replace(/[^A-Z0-9_]/g, '_');
+
+function createEnum(name: string, values: Record<string, string>, description: string) {
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(Object.entries(values).map(([value, about]) => [enumValueName(value), { value, description: about }])),
+  });
 }
 
-/** The GraphQL enum `name` with these values, created once (a second call must name the same values). */
-export function sharedEnum(name: string, values: readonly string[], description: string) {
+/**
+ * The GraphQL enum `name` for these wire values (value → description), created once (a second call
+ * must name the same values). Its values are the UPPER_CASE names; resolvers and inputs see the wire
+ * values (`PICKUP` ↔ `pickup`).
+ */
+export function sharedEnum(name: string, values: Record<string, string>, description: string) {
   const known = enums.get(name);
   if (known) {
-    if (known.values.join() !== values.join()) throw new Error(`GraphQL enum ${name} is defined with two value lists.`);
+    if (Object.keys(known.values).join() !== Object.keys(values).join()) throw new Error(`GraphQL enum ${name} is defined with two value lists.`);
     return known.ref;
   }
   const ref = createEnum(name, values, description);

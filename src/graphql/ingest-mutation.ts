@@ -1,18 +1,18 @@
 /**
- * The GraphQL adapter of an ingester, the twin of http/ingest-route.ts: the mutation's input is
- * turned back into the REST body and handed to the same domain ingester (same validation, same
- * single statement, same outcomes and error codes), and the result is reported to ingest accounting
- * with the request's `Service-Ingest-Source`, rejections included.
+ * The GraphQL ingestion mutations, one per record kind of the registry (`upsertLoad`,
+ * `createLoadUpdate`, …): the twin of http/ingest-route.ts. The input (derived from the kind's zod
+ * body) is turned back into the REST body and handed to the kind's ingestion use case, which
+ * validates, writes and reports to ingest accounting exactly as for REST; errors carry the same codes.
  */
-import { AppError, toAppError } from '../errors.js';
-import { parseIngestSource, reportIngest, type ReportedResult } from '../domain/ingest-health/events.js';
-import type { Ingester } from '../domain/shared/ingest.js';
+import { ingestSourceOf } from '../domain/ingest-health/events.js';
+import { ingestions } from '../domain/registry.js';
+import type { IngestScope, Ingestion } from '../domain/shared/ingest.js';
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
-import { writableTenantOf } from '../domain/tenant/graphql.js';
 import { builder } from './builder.js';
+import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
-export const UpsertStatusEnum = builder.enumType('UpsertStatus', {
+const UpsertStatusEnum = builder.enumType('UpsertStatus', {
   description: 'Record-level outcome of an upsert or create.',
   values: {
     PROCESSED: { value: 'processed', description: 'The record was created or updated.' },
@@ -21,63 +21,60 @@ export const UpsertStatusEnum = builder.enumType('UpsertStatus', {
   } as const,
 });
 
-export const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement({
+const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement({
   description: 'What an ingestion mutation did, exactly as the REST route answers it.',
   fields: (t) => ({
     status: t.field({ type: UpsertStatusEnum, description: 'Outcome of the write.', resolve: (o) => o.status }),
     message: t.exposeString('message', { description: 'Human-readable summary of the outcome.' }),
     permalink: t.exposeString('permalink', { description: "The record's permalink." }),
+    unknownFields: t.exposeStringList('unknownFields', {
+      description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none.",
+    }),
   }),
 });
-
-export interface IngestMutationOptions {
-  ingester: Ingester;
-  input: ReturnType<typeof zodInput>;
-  /** Whether `syncRunTime` guards the write (loads, legs, stops; carriers accept and ignore it, as REST does). */
-  honoursSyncRunTime: boolean;
-  /** Whether the mutation takes a `syncRunTime` argument at all (not `createLoadUpdate`). */
-  takesSyncRunTime: boolean;
-  description: string;
-}
 
 const syncRunTimeDescription = (honoured: boolean) =>
   honoured
     ? 'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED.'
     : 'Accepted for symmetry with the other upserts and ignored, as REST does for carriers (they have no sync-run guard).';
 
-/** Adds one ingestion mutation calling `ingester.ingest` exactly as the REST route does. */
-export function ingestMutation(name: string, { ingester, input, honoursSyncRunTime, takesSyncRunTime, description }: IngestMutationOptions) {
-  const { spec } = ingester;
-  builder.mutationField(name, (t) =>
+/** The use case's scope of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
+function ingestScopeOf(ctx: RequestContext): IngestScope {
+  return { db: ctx.services.db, recorder: ctx.services.recorder, tenant: writableTenantOf(ctx), source: 'unspecified', now: ctx.now };
+}
+
+/** Adds the ingestion mutation of one record kind. */
+function ingestMutation(ingestion: Ingestion) {
+  const { spec } = ingestion;
+  const input = zodInput(spec.graphql.input, spec.body, {
+    description: `A ${spec.label.toLowerCase()}, as the REST \`${spec.body.meta()?.id}\` body.`,
+    enumNames: spec.graphql.enumNames,
+  });
+  // Append-only records have no freshness guard: their mutation takes no `syncRunTime`.
+  const takesSyncRunTime = spec.freshness !== 'append_only';
+  builder.mutationField(spec.graphql.mutation, (t) =>
     t.field({
       type: UpsertResult,
-      description,
+      description: spec.graphql.description,
       args: {
-        input: t.arg({ type: input.type, required: true, description: 'The record: the REST body\'s fields in camelCase.' }),
-        ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(honoursSyncRunTime) }) } : {}),
+        input: t.arg({ type: input.type, required: true, description: "The record: the REST body's fields in camelCase." }),
+        ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
       },
       resolve: async (_root, args, ctx) => {
-        const tenant = writableTenantOf(ctx);
-        const source = parseIngestSource(ctx.request.headers.get('service-ingest-source'));
-        const report = (result: ReportedResult) =>
-          reportIngest(ctx.services.recorder, { tenant, source: source ?? 'unspecified', kind: spec.kind, at: ctx.now }, [result]);
-        const permalink = (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)];
+        const scope = ingestScopeOf(ctx);
+        let body: Record<string, unknown>;
         try {
-          if (!source) {
-            throw new AppError('validation_failed', 'Service-Ingest-Source must be pull or webhook.', [
-              { field: 'Service-Ingest-Source', issue: 'must be pull or webhook (or left out)' },
-            ]);
-          }
-          const body = input.toBody(args.input as Record<string, unknown>);
-          const syncRunTime = honoursSyncRunTime ? ((args as { syncRunTime?: Date | null }).syncRunTime ?? null) : null;
-          const outcome = await ingester.ingest({ db: ctx.services.db, tenant, now: ctx.now }, body, { syncRunTime });
-          report({ outcome: outcome.status, permalink: outcome.permalink });
-          return outcome;
+          scope.source = ingestSourceOf(ctx.request.headers.get('service-ingest-source'));
+          body = input.toBody(args.input as Record<string, unknown>);
         } catch (thrown) {
-          report({ outcome: 'rejected', error: toAppError(thrown), permalink: typeof permalink === 'string' ? permalink : undefined });
+          ingestion.rejectRequest(scope, thrown, { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] });
           throw input.renameFields(thrown);
         }
+        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
+        return ingestion.ingestOne(scope, body, { syncRunTime }).catch((thrown: unknown) => Promise.reject(input.renameFields(thrown)));
       },
     }),
   );
 }
+
+for (const ingestion of ingestions) ingestMutation(ingestion);

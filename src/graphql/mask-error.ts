@@ -1,26 +1,36 @@
 import { PothosValidationError } from '@pothos/core';
-import { createGraphQLError, maskError as yogaMaskError, type MaskError } from 'graphql-yoga';
+import { createGraphQLError, maskError as yogaMaskError, type MaskError, type YogaLogger } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
+import type { Logger } from '../logger.js';
 
 /** Fields of a GraphQLError; read structurally because the executor's GraphQLError may come from another copy of `graphql` (ESM/CJS). */
 type LocatedError = { originalError?: unknown; nodes?: never; path?: readonly (string | number)[] };
 
 /** Pothos rejects connection arguments it cannot use (a malformed cursor, `before` with `after`): the client's error. */
 const fromPothos = (error: PothosValidationError) =>
-  new AppError('validation_failed', `${error.message}.`, [
-    { field: /cursor/i.test(error.message) ? 'after' : 'arguments', issue: error.message },
-  ]);
+  new AppError('validation_failed', `${error.message}.`, [{ field: /cursor/i.test(error.message) ? 'after' : 'arguments', issue: error.message }]);
+
+/**
+ * The contract error a GraphQL error stands for: the AppError a resolver threw (or a Pothos argument
+ * error, the client's), `unavailable` for a database outage; null for anything else (a fault).
+ */
+function contractErrorOf(error: unknown): AppError | null {
+  const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
+  const thrown = located.originalError ?? error;
+  const original = thrown instanceof PothosValidationError ? fromPothos(thrown) : thrown;
+  if (original instanceof AppError) return original;
+  const appError = toAppError(original);
+  return appError.code === 'unavailable' ? appError : null;
+}
 
 /**
  * Contract errors reach GraphQL clients with `extensions.code` = the REST code (and `details`);
  * database outages become `unavailable`; everything else stays masked by Yoga.
  */
 export const maskError: MaskError = (error, message, isDev) => {
-  const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
-  const thrown = located.originalError ?? error;
-  const original = thrown instanceof PothosValidationError ? fromPothos(thrown) : thrown;
-  const appError = original instanceof AppError ? original : toAppError(original);
-  if (original instanceof AppError || appError.code === 'unavailable') {
+  const appError = contractErrorOf(error);
+  if (appError) {
+    const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
     return createGraphQLError(appError.message, {
       nodes: located.nodes,
       path: located.path,
@@ -29,3 +39,26 @@ export const maskError: MaskError = (error, message, isDev) => {
   }
   return yogaMaskError(error, message, isDev);
 };
+
+/**
+ * Yoga's logger: our logger, except that Yoga logs every error it masks at error level with its
+ * stack, client errors included. A client's error (`forbidden`, `validation_failed`, `not_found`,
+ * … any 4xx) is logged at info with its code and path, as the REST pipeline treats a 4xx; faults
+ * and outages stay at error.
+ */
+export function yogaLogger(logger: Logger): YogaLogger {
+  return {
+    debug: (...args) => logger.debug(args[0], ...args.slice(1)),
+    info: (...args) => logger.info(args[0], ...args.slice(1)),
+    warn: (...args) => logger.warn(args[0], ...args.slice(1)),
+    error: (...args) => {
+      const clientError = args.length === 1 ? contractErrorOf(args[0]) : null;
+      if (clientError && clientError.status < 500) {
+        const path = (args[0] as LocatedError).path?.join('.');
+        logger.info({ code: clientError.code, path, error: clientError.message }, 'GraphQL client error');
+        return;
+      }
+      logger.error(args[0], ...args.slice(1));
+    },
+  };
+}

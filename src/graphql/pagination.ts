@@ -21,10 +21,7 @@ export function scopeCursor<Q extends { cursor?: { id?: string } }>(query: Q, te
 }
 
 /** After an empty page: fails when the cursor names no record of the tenant. */
-export async function assertCursorExists(
-  query: { cursor?: { id?: string } },
-  exists: (id: string) => Promise<boolean>,
-): Promise<void> {
+export async function assertCursorExists(query: { cursor?: { id?: string } }, exists: (id: string) => Promise<boolean>): Promise<void> {
   if (query.cursor?.id && !(await exists(query.cursor.id))) throw invalidCursor();
 }
 

@@ -6,13 +6,16 @@
  * (presence of required-but-nullable fields, max lengths, ranges, permalink suffixes), and its
  * errors are renamed to the input's field names on the way out.
  *
- * GraphQL can express types, enums and non-null only; every other rule (and the "required but
- * nullable: must be present" rule, which GraphQL cannot state) is left to the zod schema.
+ * GraphQL can express types, enums and non-null only; every other rule is left to the zod schema. The
+ * "required but nullable: must be present" rule cannot be stated in GraphQL: an omitted field of that
+ * kind counts as null (its description says so), so generated client types and the server agree.
  */
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
+import { enumDescriptionsOf } from '../domain/shared/fields.js';
 import { sharedEnum } from './enums.js';
+import { selfValidatingInputs } from './string-arguments.js';
 
 type Def = { type: string; format?: string; innerType?: z.ZodType; entries?: Record<string, string> };
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def } })._zod.def;
@@ -31,6 +34,18 @@ export interface ZodInputOptions {
 export const camelCase = (field: string) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 const pascal = (field: string) => field.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+
+/** An enum field's values with their descriptions (`oneOf` gives every value one). */
+function enumValues(field: string, schema: z.ZodType, def: Def): Record<string, string> {
+  const descriptions = enumDescriptionsOf(schema) ?? {};
+  return Object.fromEntries(
+    Object.values(def.entries!).map((value) => {
+      const about = descriptions[value];
+      if (!about) throw new Error(`zod enum field ${field}: value ${value} has no description (build it with oneOf)`);
+      return [value, about];
+    }),
+  );
+}
 
 /** The GraphQL type of one zod field, and whether GraphQL may require it. */
 function graphqlTypeOf(field: string, schema: z.ZodType, options: ZodInputOptions) {
@@ -57,14 +72,21 @@ function graphqlTypeOf(field: string, schema: z.ZodType, options: ZodInputOption
         : def.type === 'boolean'
           ? ('Boolean' as const)
           : def.type === 'enum'
-            ? sharedEnum(options.enumNames?.[field] ?? pascal(field), Object.values(def.entries!), description)
+            ? sharedEnum(options.enumNames?.[field] ?? pascal(field), enumValues(field, schema, def), description)
             : null;
   if (!type) throw new Error(`zod field ${field}: type ${def.type} has no GraphQL input mapping`);
-  return { type, required: !nullable && !options.partial, description };
+  // GraphQL cannot say "must be present, may be null": such a field is nullable here, and leaving it
+  // out counts as null (REST keeps the presence rule).
+  const nullIfOmitted = !options.partial && !schema.safeParse(undefined).success && schema.safeParse(null).success;
+  return {
+    type,
+    required: !nullable && !options.partial,
+    nullIfOmitted,
+    description: nullIfOmitted ? `${description} Leaving it out counts as null (REST requires it to be present, null allowed).` : description,
+  };
 }
 
-const extraDescription =
-  'Fields beyond the contract, as in a REST body: accepted, not validated, and kept verbatim in the record\'s `extra` (merged by key).';
+const extraDescription = "Fields beyond the contract, as in a REST body: accepted, not validated, and kept verbatim in the record's `extra` (merged by key).";
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -80,10 +102,12 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
     .filter(([field]) => !options.omit?.includes(field))
     .map(([field, schema]) => [field, graphqlTypeOf(field, schema, options)] as const);
   const bodyField = new Map(fields.map(([field]) => [camelCase(field), field]));
+  const nullIfOmitted = fields.filter(([, { nullIfOmitted }]) => nullIfOmitted).map(([field]) => field);
   const inputField = new Map(fields.map(([field]) => [field, camelCase(field)]));
   // An `extra` key may name a field neither way: it would be read as that field.
   const known = new Set([...Object.keys(shape), ...bodyField.keys()]);
 
+  selfValidatingInputs.add(name); // its validator rejects NUL with the input's field names
   const type = builder.inputType(name, {
     description: options.description,
     fields: (t) => ({
@@ -98,6 +122,7 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
     const { extra, ...given } = input;
     const body: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(given)) body[bodyField.get(key) ?? key] = value instanceof Date ? value.toISOString() : value;
+    for (const field of nullIfOmitted) if (!Object.hasOwn(body, field)) body[field] = null;
     if (extra == null) return body;
     const issues: FieldIssue[] = [];
     if (!isPlainObject(extra)) issues.push({ field: 'extra', issue: 'must be an object of extra fields' });

@@ -3,7 +3,9 @@
  * database only once per TTL (revocations take effect within the TTL, 30 s by default).
  */
 import { timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../errors.js';
+import type { Actor, Authenticator } from '../context.js';
 import type { Database } from '../db/database.js';
 import { findTenantByApiKey, findTenantBySlug } from '../domain/tenant/service.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
@@ -16,24 +18,25 @@ export interface AuthOptions {
   maxEntries?: number;
 }
 
-/** Who is calling: a tenant, or a support engineer reading the tenant named by X-Tenant (if any). */
-export type Actor = { kind: 'tenant'; tenant: TenantRef } | { kind: 'admin'; tenant: TenantRef | null };
-
 const unauthenticated = (message: string) => new AppError('unauthenticated', message);
 
-export function createAuthenticator(db: Database, clock: Clock, options: AuthOptions = {}) {
+export function createAuthenticator(db: Database, clock: Clock, options: AuthOptions = {}): Authenticator {
   const ttlMs = options.ttlMs ?? 30_000;
   const maxEntries = options.maxEntries ?? 10_000;
-  const cache = new Map<string, { tenant: TenantRef | null; expires: number }>();
+  // Unknown keys are cached too (briefly), so a flood of bad keys does not reach the database.
+  const cache = new LRUCache<string, { tenant: TenantRef | null }>({
+    max: maxEntries,
+    ttl: ttlMs,
+    ttlAutopurge: false,
+    perf: { now: () => clock.now().getTime() },
+  });
   const admin = options.adminApiKey ? Buffer.from(options.adminApiKey) : null;
 
   async function lookup(apiKey: string): Promise<TenantRef | null> {
-    const now = clock.now().getTime();
     const hit = cache.get(apiKey);
-    if (hit && hit.expires > now) return hit.tenant;
+    if (hit) return hit.tenant;
     const tenant = await findTenantByApiKey(db, apiKey);
-    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
-    cache.set(apiKey, { tenant, expires: now + (tenant ? ttlMs : Math.min(ttlMs, 5_000)) });
+    if (ttlMs > 0) cache.set(apiKey, { tenant }, { ttl: tenant ? ttlMs : Math.min(ttlMs, 5_000) });
     return tenant;
   }
 
@@ -62,12 +65,5 @@ export function createAuthenticator(db: Database, clock: Clock, options: AuthOpt
       }
       return { kind: 'tenant', tenant: await this.authenticateTenant(apiKey) };
     },
-
-    /** Drops cached lookups (after a key rotation in this process). */
-    clear() {
-      cache.clear();
-    },
   };
 }
-
-export type Authenticator = ReturnType<typeof createAuthenticator>;

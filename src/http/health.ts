@@ -12,10 +12,7 @@ export function useReadiness(db: Database): Plugin {
       if (url.pathname !== '/readyz') return;
       return db.sql.query('SELECT 1', []).then(
         () => endResponse(json(200, { status: 'ready' })),
-        () =>
-          endResponse(
-            json(503, { error: { code: 'unavailable', message: 'The database is unreachable.' } }, { 'Retry-After': '5' }),
-          ),
+        () => endResponse(json(503, { error: { code: 'unavailable', message: 'The database is unreachable.' } }, { 'Retry-After': '5' })),
       );
     },
   };

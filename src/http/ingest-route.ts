@@ -1,11 +1,13 @@
 /**
- * The REST adapter of an ingester: parse `sync_run_time` → call the domain service → answer 200.
- * Header and query problems are reported together with the body's (one 400 lists every field).
+ * The REST adapters of a kind's ingestion use case, single and bulk: parse `sync_run_time` → call the
+ * use case → answer 200 with the outcome(s) (a single record's contract error is its status code; a
+ * bulk record's is its result). A bad `sync_run_time` is reported together with the body's problems
+ * (one 400 lists every field).
  */
-
 import { validationFailed, type FieldIssue } from '../errors.js';
-import type { Ingester } from '../domain/shared/ingest.js';
-import { UpsertResponse, SyncRunTimeQuery } from './schemas.js';
+import { maxBatchRecords, type IngestScope, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
+import { bulkRestPath, restPath } from '../domain/shared/record.js';
+import { BulkResponse, bulkRequestOf, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
 import { defineRoute, type RouteContext } from './route.js';
 
 function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } {
@@ -18,41 +20,118 @@ function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } 
   return { value: new Date(parsed.data) };
 }
 
-export interface IngestRouteOptions {
-  path: string;
-  ingester: Ingester;
-  /** Whether the route honours `sync_run_time` (loads, legs, stops). */
-  syncRunTime: boolean;
-  summary: string;
-  description: string;
+/** The use case's scope of an authenticated ingestion request. */
+export const ingestScopeOf = (ctx: Pick<RouteContext, 'services' | 'tenant' | 'source' | 'now'>): IngestScope => ({
+  db: ctx.services.db,
+  recorder: ctx.services.recorder,
+  tenant: ctx.tenant!,
+  source: ctx.source,
+  now: ctx.now,
+});
+
+/** The REST answer of a record: its outcome (with `unknown_fields`) or its error body. */
+const resultBody = (result: RecordResult) =>
+  result.ok
+    ? { status: result.outcome.status, message: result.outcome.message, permalink: result.outcome.permalink, unknown_fields: result.outcome.unknownFields }
+    : result.error.toBody();
+
+/** The `sync_run_time` options of a request (a bad value is a request issue, reported with each record's). */
+function syncOptions(ingestion: Ingestion, url: URL) {
+  const sync = ingestion.honoursSyncRunTime ? parseSyncRunTime(url) : { value: null };
+  return { syncRunTime: sync.value, requestIssues: sync.issue ? [sync.issue] : [] };
 }
 
-export function ingestRoute({ path, ingester, syncRunTime, summary, description }: IngestRouteOptions) {
-  const { spec } = ingester;
+/** The answer to a record example posted once: processed (created). */
+function processedExample(ingestion: Ingestion, example: unknown) {
+  const { spec } = ingestion;
+  const permalink = String((example as Record<string, unknown> | undefined)?.[spec.permalinkField] ?? '');
+  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [] };
+}
+
+/** `POST /api/v1/<collection>/<action>` of one record kind. */
+export function ingestRoute(ingestion: Ingestion) {
+  const { spec } = ingestion;
   return defineRoute({
     method: 'POST',
-    path,
+    path: restPath(spec),
     auth: 'tenant',
-    kind: spec.kind,
+    ingestion,
+    rateLimit: { records: () => 1 },
     doc: {
-      summary,
-      description,
+      summary: spec.rest.summary,
+      description: spec.rest.description,
       tags: [spec.label],
       requestBody: spec.body,
-      query: syncRunTime ? SyncRunTimeQuery : undefined,
+      query: ingestion.honoursSyncRunTime ? SyncRunTimeQuery : undefined,
       response: UpsertResponse,
-      errors: ['parent_not_found', 'tenant_mismatch'],
+      responseExample: (example) => processedExample(ingestion, example),
+      errors: spec.parents.length ? ['parent_not_found', 'tenant_mismatch'] : ['tenant_mismatch'],
       ingestSource: true,
     },
-    async handle({ services, tenant, body, url, now }: RouteContext) {
-      const scope = { db: services.db, tenant: tenant!, now };
-      const sync = syncRunTime ? parseSyncRunTime(url) : { value: null };
-      if (sync.issue) {
-        const checked = ingester.validate(scope.tenant, body, { now });
-        throw validationFailed([sync.issue, ...(checked.ok ? [] : checked.issues)]);
-      }
-      return { body: await ingester.ingest(scope, body, { syncRunTime: sync.value }) };
+    async handle(ctx) {
+      const [result] = await ingestion.ingest(ingestScopeOf(ctx), [ctx.body], syncOptions(ingestion, ctx.url));
+      if (!result!.ok) throw result!.error;
+      return { body: resultBody(result!) };
     },
   });
 }
 
+/** Largest body of a bulk request. */
+export const maxBulkBodyBytes = 5 * 1024 * 1024;
+
+/** The envelope's records, or the 400 that rejects the request whole. */
+function recordsOf(body: Record<string, unknown>): unknown[] {
+  const { records } = body;
+  if (!Array.isArray(records)) {
+    throw validationFailed([{ field: 'records', issue: 'must be an array of records: send {"records": [...]}' }]);
+  }
+  if (records.length < 1 || records.length > maxBatchRecords) {
+    throw validationFailed([{ field: 'records', issue: `must hold 1 to ${maxBatchRecords} records (got ${records.length})` }]);
+  }
+  return records;
+}
+
+/**
+ * `POST /api/v1/<collection>/bulk_<action>` of one record kind: `{ "records": [...] }`, answered 200
+ * with one result per record in order; a malformed envelope is rejected whole (400/413).
+ */
+export function bulkIngestRoute(ingestion: Ingestion) {
+  const { spec } = ingestion;
+  const name = spec.body.meta()?.id as string;
+  return defineRoute({
+    method: 'POST',
+    path: bulkRestPath(spec),
+    auth: 'tenant',
+    ingestion,
+    maxBodyBytes: maxBulkBodyBytes,
+    // A bulk request costs its record count (a malformed envelope, rejected whole, costs one).
+    rateLimit: {
+      records: (body) => (Array.isArray(body.records) ? Math.min(Math.max(body.records.length, 1), maxBatchRecords) : 1),
+    },
+    doc: {
+      summary: `${spec.rest.summary.replace(/^(\w+) an? /, '$1 ')}s in bulk`,
+      description: `Up to ${maxBatchRecords} records (at most 5 MiB) in one request, each with the same rules and outcomes as \`${restPath(spec)}\`, in order. One bad record does not reject the others.`,
+      tags: [spec.label],
+      requestBody: bulkRequestOf(spec.body, `${name}Bulk`, maxBatchRecords),
+      query: ingestion.honoursSyncRunTime ? SyncRunTimeQuery : undefined,
+      response: BulkResponse,
+      responseExample: (example) => ({
+        results: ((example as { records?: unknown[] } | undefined)?.records ?? []).map((record) => processedExample(ingestion, record)),
+      }),
+      errors: [],
+      ingestSource: true,
+    },
+    async handle(ctx) {
+      const scope = ingestScopeOf(ctx);
+      let records: unknown[];
+      try {
+        records = recordsOf(ctx.body);
+      } catch (error) {
+        ingestion.rejectRequest(scope, error);
+        throw error;
+      }
+      const results = await ingestion.ingest(scope, records, syncOptions(ingestion, ctx.url));
+      return { body: { results: results.map(resultBody) } };
+    },
+  });
+}

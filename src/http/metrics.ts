@@ -10,10 +10,9 @@ import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
 import type { IngestRecorder } from '../domain/ingest-health/events.js';
 import { AppError } from '../errors.js';
-import { errorResponse } from './respond.js';
+import { servicePaths } from './paths.js';
+import { errorResponse, HttpResponse } from './respond.js';
 
-/** Paths served outside the REST route list. */
-const fixedRoutes = ['/graphql', '/healthz', '/readyz', '/metrics'];
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export interface MetricsOptions {
@@ -25,7 +24,7 @@ export interface MetricsOptions {
 export function createMetrics({ db, routes }: MetricsOptions) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const knownRoutes = new Set([...routes.map((r) => r.path), ...fixedRoutes]);
+  const knownRoutes = new Set([...routes.map((r) => r.path), ...Object.keys(servicePaths)]);
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
@@ -63,7 +62,6 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
   }
 
-
   const started = new WeakMap<Request, number>();
   const labelsOf = (request: Request, status: number) => {
     const path = new URL(request.url).pathname;
@@ -87,7 +85,7 @@ export function createMetrics({ db, routes }: MetricsOptions) {
         endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
         return;
       }
-      return registry.metrics().then((text) => endResponse(new Response(text, { headers: { 'content-type': registry.contentType } })));
+      return registry.metrics().then((text) => endResponse(new HttpResponse(text, { headers: { 'content-type': registry.contentType } })));
     },
     onResponse({ request, response }) {
       const labels = labelsOf(request, response.status);
@@ -113,5 +111,3 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     },
   };
 }
-
-export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,45 +1,67 @@
 /**
- * The OpenAPI 3.1 document of the REST API, derived from the route list and the zod schemas (zod 4's
- * `z.toJSONSchema`): field types, max lengths, nullability, required fields and each field's
- * `x-service-importance` come from the schemas, error responses from the error catalog. Nothing here
- * lists fields by hand, so the document cannot drift from what the service validates.
+ * The OpenAPI 3.1 document of the REST API, built by zod-openapi from the route list and the zod
+ * schemas: field types, max lengths, nullability, required fields, examples and each field's
+ * `x-service-importance` come from the schemas (zod's own JSON Schema output), error responses from
+ * the error catalog. Nothing here lists fields by hand, so the document cannot drift from what the
+ * service validates.
  */
 import { createRequire } from 'node:module';
 import { z } from 'zod';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { errorStatus, type ErrorCode } from '../errors.js';
-import { ingestSources } from '../domain/ingest-health/events.js';
 import type { Route } from './route.js';
-import { ErrorResponse } from './schemas.js';
-
-type Json = Record<string, unknown>;
+import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdHeader, RetryAfterHeader, AllowHeader } from './schemas.js';
 
 /** What each error code means, as documented on the responses that can carry it. */
 const errorDescriptions = {
-  invalid_json: 'the body is not parseable JSON or not a JSON object',
+  invalid_json: 'the body is not parseable JSON (or not UTF-8, or nested more than 64 levels) or not a JSON object',
   validation_failed: 'a field, the query or a header is invalid; `details` lists every offending field',
   unauthenticated: '`X-API-Key` is missing, unknown or revoked',
-  tenant_mismatch: '`company_permalink` differs from the API key\'s tenant',
-  forbidden: 'the key may not do this (GraphQL only: the support engineers\' key is read-only)',
+  tenant_mismatch: "`company_permalink` differs from the API key's tenant",
+  forbidden: "the key may not do this (GraphQL only: the support engineers' key is read-only)",
   not_found: 'no such route',
   method_not_allowed: 'the route does not take this method (see the `Allow` header)',
-  payload_too_large: 'the body is over the route\'s size limit',
+  payload_too_large: "the body is over the route's size limit",
   unsupported_media_type: 'the Content-Type is not JSON',
   parent_not_found: 'a referenced parent record does not exist for this tenant',
-  rate_limited: 'the tenant\'s request rate is exceeded (see `Retry-After`)',
+  rate_limited: "the tenant's rate limit is exceeded, or too many failed API keys came from the client's address; retry after `Retry-After` seconds",
   internal: 'an unexpected failure; the body carries no detail',
-  unavailable: 'the database is unreachable and nothing was written; retry after `Retry-After` seconds',
+  unavailable: 'the database is unreachable, or the service is overloaded and sheds new requests; nothing was written; retry after `Retry-After` seconds',
 } as const satisfies Record<ErrorCode, string>;
 
-/** Headers that come with some error statuses. */
-const errorHeaders: Partial<Record<number, Json>> = {
-  405: { Allow: { description: 'The methods the route takes.', schema: { type: 'string' } } },
-  503: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+/** Headers that come with some error statuses (besides `X-Request-Id`, which every answer carries). */
+const errorHeaders: Partial<Record<number, Record<string, z.ZodType>>> = {
+  405: { Allow: AllowHeader },
+  429: { 'Retry-After': RetryAfterHeader },
+  503: { 'Retry-After': RetryAfterHeader },
+};
+
+/** The IETF draft's rate-limit headers (draft-ietf-httpapi-ratelimit-headers), on the answers of a rate-limited route. */
+const rateLimitHeaders: Record<string, z.ZodType> = {
+  'RateLimit-Policy': z.string().meta({
+    header: {
+      id: 'RateLimitPolicy',
+      description:
+        'The tenant\'s ingestion limit, a token bucket counted in records: `"ingest";q=<bucket size>;w=<seconds to refill it>` (rate = q/w records per second; a bulk request costs its record count). Absent when the tenant has no limit, and on answers given before authentication (401, or 503 while the service sheds load).',
+    },
+    examples: ['"ingest";q=10000;w=10'],
+  }),
+  RateLimit: z.string().meta({
+    header: {
+      id: 'RateLimit',
+      description: 'The bucket after this request: `"ingest";r=<records left>;t=<seconds until full>`. Present whenever `RateLimit-Policy` is.',
+    },
+    examples: ['"ingest";r=9999;t=1'],
+  }),
 };
 
 /** The errors every route of a kind can answer, besides those its `doc.errors` names. */
 function commonErrors(route: Route): ErrorCode[] {
-  const codes: ErrorCode[] = ['internal'];
-  if (route.auth === 'tenant') codes.push('unauthenticated', 'unavailable');
+  // Every route may be shed with 503 while the service is overloaded.
+  const codes: ErrorCode[] = ['internal', 'unavailable'];
+  if (route.auth === 'tenant') codes.push('unauthenticated');
+  // 429: a rate-limited route's tenant bucket, or (any keyed route) too many failed keys from the address.
+  if (route.auth === 'tenant' || route.rateLimit) codes.push('rate_limited');
   if (route.method === 'POST') codes.push('unsupported_media_type', 'payload_too_large', 'invalid_json', 'validation_failed');
   if (route.doc.query || route.doc.ingestSource) codes.push('validation_failed');
   return codes;
@@ -52,47 +74,43 @@ function routeErrors(route: Route): ErrorCode[] {
   return [...new Set([...commonErrors(route), ...((route.doc.errors ?? []) as ErrorCode[])])];
 }
 
-/** Replaces every `#/$defs/…` reference with the component it is moved to. */
-function toComponentRefs(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toComponentRefs);
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [
-      key,
-      key === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : toComponentRefs(v),
-    ]),
-  );
-}
-
-/**
- * Converts zod schemas to JSON Schema; schemas with an `id` in their meta become shared components
- * (the same id converted twice must give the same schema).
- */
-function createSchemaConverter() {
-  const components: Record<string, Json> = {};
-  function convert(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const { $schema: _dialect, $defs, ...root } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
-    for (const [id, definition] of Object.entries(($defs ?? {}) as Record<string, Json>)) {
-      const component = toComponentRefs(definition) as Json;
-      if (components[id] && JSON.stringify(components[id]) !== JSON.stringify(component)) {
-        throw new Error(`Two different schemas are named "${id}" (input and output shapes differ?).`);
-      }
-      components[id] = component;
-    }
-    return toComponentRefs(root) as Json;
-  }
-  return { convert, components };
-}
-
 const camel = (words: string[]) => words.map((w, i) => (i ? w[0]!.toUpperCase() + w.slice(1) : w)).join('');
 
 /** `POST /api/v1/loads/upsert` → `postLoadsUpsert`. */
 const operationId = (route: Route) =>
-  camel([route.method.toLowerCase(), ...route.path.replace(/^\/api\/v1\//, '').split(/[^A-Za-z0-9]+/).filter(Boolean)]);
+  camel([
+    route.method.toLowerCase(),
+    ...route.path
+      .replace(/^\/api\/v1\//, '')
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean),
+  ]);
 
-const jsonContent = (schema: Json) => ({ 'application/json': { schema } });
+/** The first `examples` entry of a schema's meta (the body examples live next to the fields). */
+const exampleOf = (schema: z.ZodType | undefined): unknown => (schema ? (z.globalRegistry.get(schema)?.examples as unknown[] | undefined)?.[0] : undefined);
 
-const requestIdHeader = { $ref: '#/components/headers/RequestId' };
+/** Error responses grouped by status: one response per status, naming its codes, with one example per code. */
+function errorResponses(codes: ErrorCode[], example: (code: ErrorCode) => unknown, extraHeaders: Record<string, z.ZodType> = {}): ZodOpenApiResponsesObject {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, group]) => [
+        String(status),
+        {
+          description: group.map((code) => `\`${code}\`: ${errorDescriptions[code]}.`).join(' '),
+          headers: z.object({ 'X-Request-Id': RequestIdHeader, ...errorHeaders[status], ...(status === 401 ? {} : extraHeaders) }),
+          content: {
+            'application/json': {
+              schema: ErrorResponse,
+              examples: Object.fromEntries(group.map((code) => [code, { summary: errorDescriptions[code], value: example(code) }])),
+            },
+          },
+        },
+      ]),
+  );
+}
 
 export interface OpenApiInfo {
   title: string;
@@ -107,116 +125,90 @@ const defaultInfo: OpenApiInfo = {
   version: packageVersion,
   description: [
     'Ingestion API for transport management systems. Post carriers, loads, load legs, stops and load updates',
-    '(in that order the first time); every request carries the tenant\'s `X-API-Key`.',
+    "(in that order the first time); every request carries the tenant's `X-API-Key`.",
     'Each body field carries `x-service-importance`: `required` (rejected without it; present, `null` allowed',
     'unless the field is non-nullable), `recommended` (a feature depends on it) or `optional` (stored and shown).',
-    'Fields not described here are accepted and kept verbatim in the record\'s `extra`.',
-    'Every non-200 answer is `ErrorResponse`. Unknown paths answer 404 `not_found`; a known path with',
-    'another method answers 405 `method_not_allowed` with `Allow`.',
+    "Fields not described here are accepted and kept verbatim in the record's `extra`.",
+    'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`. Unknown paths answer 404 `not_found`;',
+    'a known path with any other method (`OPTIONS` and `HEAD` included) answers 405 `method_not_allowed` with',
+    "`Allow` listing the path's methods. REST routes do not answer CORS preflights: they are meant for servers.",
   ].join(' '),
+};
+
+/** Tag descriptions: one tag per record kind, plus the document itself. */
+const tagDescriptions: Record<string, string> = {
+  Carrier: 'Carriers (trucking companies), upserted by their permalink. Post them before the legs that assign them.',
+  Load: 'Loads (orders / bills of lading), upserted by their permalink; the status is mapped to a phase.',
+  'Load leg': 'Legs (routes / movements) of a load with their carrier, driver and reps; the load must exist.',
+  Stop: 'Pickups and deliveries of a leg; the leg must exist.',
+  'Load update': 'Check calls, GPS pings and status remarks; append-only, the load must exist.',
+  Meta: 'About the API itself.',
 };
 
 /** The document served at GET /api/v1/openapi.json; build it once per route list. */
 export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo = defaultInfo) {
-  const schemas = createSchemaConverter();
-  const errorSchema = schemas.convert(ErrorResponse, 'output');
-
-  function errorResponses(codes: ErrorCode[]) {
-    const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of codes) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
-    return Object.fromEntries(
-      [...byStatus].sort(([a], [b]) => a - b).map(([status, group]) => [
-        String(status),
-        {
-          description: group.map((code) => `\`${code}\`: ${errorDescriptions[code]}.`).join(' '),
-          headers: { 'X-Request-Id': requestIdHeader, ...errorHeaders[status] },
-          content: jsonContent({
-            allOf: [errorSchema, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: group } } } } }],
-          }),
-        },
-      ]),
-    );
-  }
-
-  function queryParameters(query: z.ZodType | undefined): Json[] {
-    if (!query) return [];
-    const { properties = {}, required = [] } = schemas.convert(query, 'input') as { properties?: Record<string, Json>; required?: string[] };
-    return Object.entries(properties).map(([name, { description, ...schema }]) => ({
-      name,
-      in: 'query',
-      required: required.includes(name),
-      ...(description ? { description } : {}),
-      schema,
-    }));
-  }
-
-  function operation(route: Route): Json {
+  function operation(route: Route): ZodOpenApiOperationObject {
     const { doc } = route;
-    const headers: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
-    if (doc.ingestSource) headers.push({ $ref: '#/components/parameters/ServiceIngestSource' });
+    const requestExample = exampleOf(doc.requestBody);
+    const responseExample = doc.responseExample?.(requestExample) ?? exampleOf(doc.response);
     return {
       operationId: operationId(route),
       summary: doc.summary,
       ...(doc.description ? { description: doc.description } : {}),
       tags: doc.tags,
       security: route.auth === 'tenant' ? [{ ApiKey: [] }] : [],
-      parameters: [...queryParameters(doc.query), ...headers],
-      ...(doc.requestBody ? { requestBody: { required: true, content: jsonContent(schemas.convert(doc.requestBody, 'input')) } } : {}),
+      requestParams: {
+        ...(doc.query ? { query: doc.query as z.ZodObject } : {}),
+        header: doc.ingestSource ? IngestHeaders : RequestHeaders,
+      },
+      ...(doc.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: doc.requestBody, example: requestExample } } } } : {}),
       responses: {
         '200': {
           description: 'Done; for writes, only after the write has committed.',
-          headers: { 'X-Request-Id': requestIdHeader },
-          content: jsonContent(doc.response ? schemas.convert(doc.response, 'output') : {}),
+          headers: z.object({ 'X-Request-Id': RequestIdHeader, ...(route.rateLimit ? rateLimitHeaders : {}) }),
+          content: { 'application/json': { schema: doc.response ?? z.unknown(), example: responseExample } },
         },
-        ...errorResponses(routeErrors(route)),
+        ...errorResponses(
+          routeErrors(route),
+          (code) => errorExamples[code](requestExample as Record<string, unknown> | undefined, doc.tags[0] ?? ''),
+          route.rateLimit ? rateLimitHeaders : {},
+        ),
       },
     };
   }
 
-  const paths: Record<string, Record<string, Json>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operation(route);
+  }
+  const tags = [...new Set(routes.flatMap((r) => r.doc.tags))];
+  const undescribed = tags.filter((name) => !tagDescriptions[name]);
+  if (undescribed.length) throw new Error(`Tags without a description: ${undescribed.join(', ')}.`);
 
-  const routeLevel = (code: ErrorCode) => ({
-    description: `\`${code}\`: ${errorDescriptions[code]}.`,
-    headers: { 'X-Request-Id': requestIdHeader, ...errorHeaders[errorStatus[code]] },
-    content: jsonContent(errorSchema),
-  });
-
-  return {
+  return createDocument({
     openapi: '3.1.0',
-    info,
-    tags: [...new Set(routes.flatMap((r) => r.doc.tags))].map((name) => ({ name })),
+    info: {
+      ...info,
+      contact: { name: 'tms-ingest maintainers' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'The server that serves this document (locally http://localhost:4000 after `npm start`).' }],
+    tags: tags.map((name) => ({ name, description: tagDescriptions[name] })),
     paths,
     components: {
-      schemas: schemas.components,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The tenant\'s API key (`npm run tenant -- create`).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: "The tenant's API key (`npm run tenant -- create`)." },
       },
-      headers: {
-        RequestId: {
-          description: 'The request id: the caller\'s `X-Request-Id` when it is sane, else a new UUID. Quote it to support.',
-          schema: { type: 'string' },
-        },
-      },
-      parameters: {
-        RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Your id for the request, echoed on the response (1–128 of `A-Z a-z 0-9 _ . : -`).', schema: { type: 'string', maxLength: 128 } },
-        ServiceIngestSource: {
-          name: 'Service-Ingest-Source',
-          in: 'header',
-          required: false,
-          description: 'Which path of the TMS sent the request, so each path\'s health is monitored separately (compared case-insensitively; absent counts as `unspecified`).',
-          schema: { type: 'string', enum: ingestSources.filter((s) => s !== 'unspecified') },
-        },
-      },
-      // Answers that belong to no operation: unknown paths and wrong methods.
-      responses: { NotFound: routeLevel('not_found'), MethodNotAllowed: routeLevel('method_not_allowed') },
     },
-  };
+  });
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
 /** The response schema of GET /api/v1/openapi.json. */
-export const OpenApiDocumentSchema = z
-  .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
-  .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document.' });
+export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }).meta({
+  id: 'OpenApiDocument',
+  description: 'An OpenAPI 3.1 document.',
+  examples: [{ openapi: '3.1.0', info: { title: 'tms-ingest', version: packageVersion }, paths: {} }],
+});

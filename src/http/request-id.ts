@@ -8,25 +8,24 @@ import { randomUUID } from 'node:crypto';
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { withRequestId, type Logger } from '../logger.js';
+import { isServicePath, servicePaths } from './paths.js';
 
 const ids = new WeakMap<Request, string>();
 const started = new WeakMap<Request, number>();
 const operations = new WeakMap<Request, string>();
-const acceptable = /^[\w.:-]{1,128}$/;
+/** A caller's `X-Request-Id` that is used as is (anything else is replaced by a new UUID). */
+export const acceptableRequestId = /^[\w.:-]{1,128}$/;
 
 /** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (!id) {
     const incoming = request.headers.get('x-request-id');
-    id = incoming && acceptable.test(incoming) ? incoming : randomUUID();
+    id = incoming && acceptableRequestId.test(incoming) ? incoming : randomUUID();
     ids.set(request, id);
   }
   return id;
 }
-
-/** Paths whose access line is logged here (REST routes and unknown paths log their own). */
-const accessLogged: Record<string, 'info' | 'debug'> = { '/graphql': 'info', '/healthz': 'debug', '/readyz': 'debug', '/metrics': 'debug' };
 
 export function useRequestId(logger: Logger): Plugin {
   return {
@@ -44,8 +43,9 @@ export function useRequestId(logger: Logger): Plugin {
     onResponse({ request, response }) {
       response.headers.set('x-request-id', requestIdOf(request));
       const path = new URL(request.url).pathname;
-      const level = accessLogged[path];
-      if (!level) return;
+      // REST routes and unknown paths log their own access line.
+      if (!isServicePath(path)) return;
+      const level = servicePaths[path];
       const start = started.get(request);
       logger[level](
         {

@@ -1,6 +1,7 @@
 /** A REST route: what the router matches, what the pipeline checks, and the handler it calls. */
 import type { z } from 'zod';
-import type { RecordKind } from '../domain/shared/record.js';
+import type { RecordKind } from '../domain/registry.js';
+import type { Ingestion } from '../domain/shared/ingest.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import type { IngestSourceName } from '../domain/ingest-health/events.js';
 import type { RequestScope } from '../context.js';
@@ -17,7 +18,7 @@ export interface RouteContext extends RequestScope {
   now: Date;
 }
 
-/** Outcome a handler reports for ingest accounting: record-level, or per record of a bulk request. */
+/** A handler's answer (the pipeline turns it into JSON). */
 export interface RouteResult {
   body: unknown;
   status?: number;
@@ -33,6 +34,8 @@ export interface RouteDoc {
   query?: z.ZodType;
   /** Response schema of a 200. */
   response?: z.ZodType;
+  /** Example 200 body for the request body's example (default: the response schema's first `examples` entry). */
+  responseExample?: (requestExample: unknown) => unknown;
   /** Error codes the route can answer besides the common ones. */
   errors?: string[];
   /** Whether the route takes the Service-Ingest-Source header. */
@@ -44,10 +47,24 @@ export interface Route {
   path: string;
   /** `tenant`: X-API-Key required; `none`: public (the OpenAPI document). */
   auth: 'tenant' | 'none';
-  /** Record kind of an ingestion route: its requests are counted in ingest health. */
-  kind?: RecordKind;
+  /**
+   * The ingestion use case of an ingestion route: it reports its records to ingest accounting; the
+   * pipeline reports through it only the requests rejected before the handler ran.
+   */
+  ingestion?: Ingestion;
+  /** Largest body the route reads (default: the service's `maxBodyBytes`, 1 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Charged to the tenant's ingestion rate limit (src/limits): `records` tells what a request costs
+   * (1 for a single record; a bulk envelope its record count, clamped to the route's limit). The
+   * OpenAPI document gives such routes the 429 and the RateLimit headers.
+   */
+  rateLimit?: { records(body: Record<string, unknown>): number };
   doc: RouteDoc;
   handle(ctx: RouteContext): Promise<RouteResult>;
 }
 
 export const defineRoute = (route: Route) => route;
+
+/** The record kind of an ingestion route (undefined for the others). */
+export const kindOf = (route: Route): RecordKind | undefined => route.ingestion?.spec.kind;

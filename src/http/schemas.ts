@@ -1,22 +1,80 @@
-/** Response and query shapes shared by REST routes and the OpenAPI document. */
+/** Response, query and header shapes shared by REST routes and the OpenAPI document. */
 import { z } from 'zod';
-import { errorCodes } from '../errors.js';
+import { errorCodes, type ErrorCode } from '../errors.js';
 import { isoDateTime } from '../domain/shared/fields.js';
+import { maxClockSkewMs } from '../domain/shared/validate.js';
+import { acceptableRequestId } from './request-id.js';
 
 export const SyncRunTimeQuery = z.object({
   sync_run_time: isoDateTime()
     .optional()
     .meta({
       description:
-        'Time the caller\'s sync run started (ISO 8601, UTC). When the stored record changed after it, the upsert answers `skipped` and keeps the stored record.',
+        "Time the caller's sync run started (ISO 8601 with `Z` or an offset, years 0001–9999). When the stored record " +
+        'changed after it, the upsert answers `skipped` and keeps the stored record. Refused (400 `validation_failed`) ' +
+        `when more than ${maxClockSkewMs / 60_000} minutes ahead of the service clock.`,
+      examples: ['2026-11-23T10:00:00Z'],
     }),
 });
+
+/** `X-Request-Id` as sent: any value is accepted; only a sane one becomes the request id. */
+const RequestIdParameter = z
+  .string()
+  .optional()
+  .meta({
+    param: {
+      id: 'RequestId',
+      description:
+        'Your id for the request. When it is 1–128 characters of `A-Z a-z 0-9 _ . : -` it becomes the request id, ' +
+        'echoed in the `X-Request-Id` response header and on every log line of the request; any other value is ' +
+        'ignored (never refused) and replaced by a new UUID.',
+    },
+    examples: ['tms-sync-2026-11-23T10:00:00Z-0001'],
+  });
+
+const ServiceIngestSourceParameter = z
+  .enum(['pull', 'webhook'])
+  .optional()
+  .meta({
+    param: {
+      id: 'ServiceIngestSource',
+      description:
+        "Which path of the TMS sent the request, so each path's health is monitored separately. Compared " +
+        'case-insensitively after trimming; absent counts as `unspecified`; any other value is a 400 `validation_failed`.',
+    },
+  });
+
+/** Request headers of every route. */
+export const RequestHeaders = z.object({ 'X-Request-Id': RequestIdParameter });
+/** Request headers of an ingestion route. */
+export const IngestHeaders = RequestHeaders.extend({ 'Service-Ingest-Source': ServiceIngestSourceParameter });
+
+/** `X-Request-Id` as answered: on every response, errors included. */
+export const RequestIdHeader = z
+  .string()
+  .regex(acceptableRequestId)
+  .meta({
+    header: {
+      id: 'RequestId',
+      description: "The request id: the caller's `X-Request-Id` when it was 1–128 characters of `A-Z a-z 0-9 _ . : -`, else a new UUID. Quote it to support.",
+    },
+    examples: ['3f0c8a52-5d1e-4d8e-9b1a-6f1f3c2e9a10'],
+  });
+
+export const AllowHeader = z.string().meta({ header: { id: 'Allow', description: 'The methods the path takes.' }, examples: ['POST'] });
+export const RetryAfterHeader = z
+  .int()
+  .min(0)
+  .meta({ header: { id: 'RetryAfter', description: 'Seconds to wait before retrying.' }, examples: [5] });
 
 export const UpsertResponse = z
   .object({
     status: z.enum(['processed', 'skipped', 'duplicate']).meta({ description: 'Record-level outcome.' }),
     message: z.string().meta({ description: 'Human-readable text.' }),
     permalink: z.string().meta({ description: 'The permalink of the record that was handled.' }),
+    unknown_fields: z.array(z.string()).meta({
+      description: 'Body fields the contract does not name, kept verbatim in `extra` (a typo shows up here); empty when none.',
+    }),
   })
   .meta({ id: 'UpsertResponse' });
 
@@ -28,4 +86,69 @@ export const ErrorResponse = z
       details: z.array(z.object({ field: z.string(), issue: z.string() })).optional(),
     }),
   })
-  .meta({ id: 'ErrorResponse' });
+  .meta({ id: 'ErrorResponse', description: 'The body of every non-200 answer.' });
+
+/** A bulk request: the records of one kind, in order. */
+export const bulkRequestOf = (body: z.ZodType, id: string, maxRecords: number) =>
+  z
+    .object({
+      records: z
+        .array(body)
+        .min(1)
+        .max(maxRecords)
+        .meta({ description: `1 to ${maxRecords} records, written as if posted one by one in this order.` }),
+    })
+    .meta({
+      id,
+      description: 'The records of one kind; `sync_run_time` and `Service-Ingest-Source` apply to each.',
+      examples: ((z.globalRegistry.get(body)?.examples as unknown[] | undefined) ?? []).slice(0, 1).map((record) => ({ records: [record] })),
+    });
+
+export const BulkResponse = z
+  .object({
+    results: z
+      .array(z.union([UpsertResponse, ErrorResponse]))
+      .meta({ description: "One result per record, in request order: the record's outcome, or the error that rejected it alone." }),
+  })
+  .meta({ id: 'BulkResponse' });
+
+type Body = Record<string, unknown> | undefined;
+const error = (code: ErrorCode, message: string, details?: { field: string; issue: string }[]) => ({
+  error: { code, message, ...(details ? { details } : {}) },
+});
+/** The record's own permalink field in an example body (its first field). */
+const ownPermalink = (body: Body) => Object.keys(body ?? {})[0] ?? 'sync_run_time';
+
+/** One realistic error body per code, as the service words it (for the document's examples). */
+export const errorExamples: Record<ErrorCode, (body: Body, label: string) => unknown> = {
+  invalid_json: () => error('invalid_json', 'The body is not valid JSON.'),
+  validation_failed: (body) =>
+    body
+      ? error('validation_failed', `The request is invalid: ${ownPermalink(body)}.`, [
+          { field: ownPermalink(body), issue: 'must be <id>-demo: a TMS id, a hyphen, then the tenant slug' },
+        ])
+      : error('validation_failed', 'Service-Ingest-Source must be pull or webhook.', [
+          { field: 'Service-Ingest-Source', issue: 'must be pull or webhook (or left out)' },
+        ]),
+  unauthenticated: () => error('unauthenticated', 'The X-API-Key header is missing.'),
+  tenant_mismatch: () =>
+    error('tenant_mismatch', 'company_permalink "acme" is not the tenant of this API key.', [
+      { field: 'company_permalink', issue: 'must be demo, the tenant of this API key' },
+    ]),
+  forbidden: () => error('forbidden', "The support engineers' key is read-only."),
+  not_found: () => error('not_found', 'No route /api/v1/trucks/upsert.'),
+  method_not_allowed: () => error('method_not_allowed', 'GET is not allowed on /api/v1/loads/upsert; use POST.'),
+  payload_too_large: () => error('payload_too_large', 'The body is larger than 1048576 bytes; send one record per request (each route takes one record).'),
+  unsupported_media_type: () => error('unsupported_media_type', 'Content-Type must be application/json (got text/plain).'),
+  parent_not_found: (body, label) => {
+    const field =
+      Object.keys(body ?? {}).find((key, i) => i > 0 && key.endsWith('_permalink') && key !== 'company_permalink') ?? 'native_system_load_permalink';
+    const permalink = String(body?.[field] ?? 'L1-demo');
+    return error('parent_not_found', `The ${label.toLowerCase()} references a record that does not exist: ${field}.`, [
+      { field, issue: `no record with permalink ${permalink} exists for this tenant` },
+    ]);
+  },
+  rate_limited: () => error('rate_limited', 'Too many records; retry after the Retry-After seconds.'),
+  internal: () => error('internal', 'An internal error occurred.'),
+  unavailable: () => error('unavailable', 'The database is unreachable; retry shortly.'),
+};

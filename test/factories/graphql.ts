@@ -1,11 +1,29 @@
 /** GraphQL request helpers: data when there must be no error, the first error when there must be one. */
 import { expect } from 'vitest';
+import type { z } from 'zod';
+import { recordSpecs } from '../../src/domain/registry.js';
+import { enumDescriptionsOf } from '../../src/domain/shared/fields.js';
+import { enumValueName } from '../../src/graphql/enums.js';
 import { camelCase } from '../../src/graphql/zod-input.js';
 import type { Api } from '../helpers/app.js';
 
-/** A REST body as a GraphQL mutation input: the same fields, named in camelCase (`extra` as given). */
+/** Body fields whose values are enums (`stop_type`, `update_type`): GraphQL names their values in UPPER_CASE. */
+const enumFields = new Set(
+  recordSpecs.flatMap((spec) =>
+    Object.entries((spec.body as unknown as z.ZodObject).shape as Record<string, z.ZodType>).flatMap(([field, schema]) =>
+      enumDescriptionsOf(schema) ? [field] : [],
+    ),
+  ),
+);
+
+/** A REST body as a GraphQL mutation input: the same fields, named in camelCase (`extra` as given), enum values in UPPER_CASE. */
 export const toInput = (body: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(body).map(([field, value]) => [field === 'extra' ? field : camelCase(field), value]));
+  Object.fromEntries(
+    Object.entries(body).map(([field, value]) => [
+      field === 'extra' ? field : camelCase(field),
+      enumFields.has(field) && typeof value === 'string' ? enumValueName(value) : value,
+    ]),
+  );
 
 export interface GraphQLErrorBody {
   message: string;

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { recordSpecOf } from '../../src/domain/registry.js';
+import { restPath } from '../../src/domain/shared/record.js';
 import type { Api } from '../helpers/app.js';
 
 type Tenant = { slug: string };
@@ -77,13 +79,14 @@ export function loadUpdateBody(tenant: Tenant, load: Body, overrides: Body = {})
   };
 }
 
+/** The single-record route of each kind, from the registry. */
 export const routes = {
-  carrier: '/api/v1/carriers/upsert',
-  load: '/api/v1/loads/upsert',
-  loadLeg: '/api/v1/loadlegs/upsert',
-  stop: '/api/v1/stops/upsert',
-  loadUpdate: '/api/v1/loadupdates/create',
-} as const;
+  carrier: restPath(recordSpecOf.carrier),
+  load: restPath(recordSpecOf.load),
+  loadLeg: restPath(recordSpecOf.load_leg),
+  stop: restPath(recordSpecOf.stop),
+  loadUpdate: restPath(recordSpecOf.load_update),
+};
 
 /** Posts a body and expects `processed`. */
 export async function seed(api: Api, path: string, body: Body): Promise<Body> {

@@ -3,7 +3,9 @@
  * over HTTP (no ports, no mocks of our own stack).
  */
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { DestinationStream } from 'pino';
+import { onTestFinished } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createIngestRecorder } from '../../src/domain/ingest-health/recorder.js';
@@ -37,18 +39,35 @@ export interface TestAppOptions {
   database?: TestDatabase;
   /** Where the app's JSON log lines go (set `env.LOG_LEVEL` too: tests default to silent). */
   logStream?: DestinationStream;
+  /** How slowed 401s wait (failed-key throttling tests record the delays). */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Unique slug per call, so tests never collide, even on a shared PostgreSQL database. */
 export const uniqueSlug = (prefix = 't') => `${prefix}${randomBytes(4).toString('hex')}`;
 
+/**
+ * Tests send many requests quickly from one in-process "address": their apps get limits high enough
+ * never to interfere, and no overload shedding (a loaded CI machine lags). The limits' own tests
+ * (test/integration/limits/) set the values they exercise through `env`.
+ */
+export const relaxedLimits: Record<string, string> = {
+  RATE_LIMIT_RECORDS_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '10000000',
+  RATE_LIMIT_QUERIES_PER_SECOND: '1000000',
+  RATE_LIMIT_QUERY_BURST: '10000000',
+  AUTH_FAILURES_PER_MINUTE: '1000000',
+  OVERLOAD_EVENT_LOOP_LAG_MS: '0',
+  OVERLOAD_DB_WAITING: '0',
+};
+
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
-  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env });
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', ...relaxedLimits, ...options.env });
   const logger = createLogger(config.log.level, options.logStream);
   const clock = createTestClock();
   const recorder = createIngestRecorder({ db: database.db, clock, logger, flushIntervalMs: 0 });
-  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: 0 });
+  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: 0, sleep: options.sleep });
   return {
     app,
     database,
@@ -60,6 +79,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
     async close() {
       await recorder.close();
+      await app.services.limits.close();
       if (!options.database) await database.drop();
     },
   };
@@ -93,3 +113,17 @@ export function apiFor(testApp: TestApp, apiKey: string) {
   };
 }
 export type Api = ReturnType<typeof apiFor>;
+
+/** An app sharing `testApp`'s database whose JSON log lines (at info and above) are collected; closed when the test ends. */
+export async function loggingApp(testApp: TestApp) {
+  const lines: { level: number; msg: string; [key: string]: unknown }[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = await createTestApp({ database: testApp.database, env: { LOG_LEVEL: 'info' }, logStream });
+  onTestFinished(() => app.close());
+  return { app, lines };
+}

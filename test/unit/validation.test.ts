@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { buildUpsertStatement } from '../../src/db/upsert-statement.js';
-import { parseIngestSource } from '../../src/domain/ingest-health/events.js';
+import { ingestSourceOf } from '../../src/domain/ingest-health/events.js';
 import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
+import { tableOf } from '../../src/domain/shared/record.js';
 import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
 import { createValidator, maxClockSkewMs, nulIssues, permalinkIssue, syncRunTimeIssue } from '../../src/domain/shared/validate.js';
 import { jsonDepth, parseJsonObject } from '../../src/http/request.js';
@@ -37,10 +38,12 @@ describe('permalinkIssue', () => {
     fc.assert(fc.property(fc.string({ minLength: 1 }), (id) => permalinkIssue('f', `${id}-acme`, 'acme') === null));
   });
   test('rejects anything not ending in -<slug>, and the bare suffix', () => {
-    fc.assert(fc.property(fc.string(), (value) => {
-      fc.pre(!value.endsWith('-acme'));
-      expect(permalinkIssue('f', value, 'acme')).toEqual({ field: 'f', issue: expect.stringContaining('acme') });
-    }));
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        fc.pre(!value.endsWith('-acme'));
+        expect(permalinkIssue('f', value, 'acme')).toEqual({ field: 'f', issue: expect.stringContaining('acme') });
+      }),
+    );
     expect(permalinkIssue('f', '-acme', 'acme')).not.toBeNull();
   });
 });
@@ -59,16 +62,28 @@ describe('createValidator', () => {
   const valid = { native_system_carrier_permalink: 'C1-acme', native_system_carrier_id: 'C1' };
 
   test('max lengths hold at the limit and fail one over, for any characters', () => {
-    fc.assert(fc.property(fc.string({ minLength: 250, maxLength: 251, unit: 'grapheme-ascii' }), (name) => {
-      const result = validate(tenant, { ...valid, carrier_name: name }, { now });
-      expect(result.ok).toBe(name.length <= 250);
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 250, maxLength: 251, unit: 'grapheme-ascii' }), (name) => {
+        const result = validate(tenant, { ...valid, carrier_name: name }, { now });
+        expect(result.ok).toBe(name.length <= 250);
+      }),
+    );
   });
 
   test('splits extra fields from contract fields, keeping __proto__ as data', () => {
     const input = JSON.parse('{"native_system_carrier_permalink":"C1-acme","native_system_carrier_id":"C1","x":1,"__proto__":{"y":2}}');
     const result = validate(tenant, input, { now });
     expect(result.ok && Object.keys(result.record.extra)).toEqual(['x', '__proto__']);
+  });
+
+  test('a missing field is "required"; only a field that takes null suggests sending null', () => {
+    const result = validate(tenant, {}, { now });
+    expect(result.ok).toBe(false);
+    const issues = Object.fromEntries((result.ok ? [] : result.issues).map((i) => [i.field, i.issue]));
+    expect(issues.native_system_carrier_permalink).toBe('is required'); // null is refused there
+    expect(issues.native_system_carrier_id).toBe('is required (send null when unknown)');
+    expect(validate(tenant, { native_system_carrier_permalink: null, native_system_carrier_id: null }, { now }).ok).toBe(false);
+    expect(validate(tenant, { ...valid, native_system_carrier_id: null }, { now }).ok).toBe(true);
   });
 
   test('company_permalink of another tenant throws tenant_mismatch before any other check', () => {
@@ -78,7 +93,7 @@ describe('createValidator', () => {
 
 describe('nulIssues', () => {
   test('finds NUL characters in nested values and names, by path', () => {
-    expect(nulIssues({ a: { b: ['ok', 'x\u0000'] }, ['k\u0000']: 1, c: 'fine' }).map((i) => i.field)).toEqual(['a.b.1', 'k\\u0000']);
+    expect(nulIssues({ a: { b: ['ok', 'x\u0000'] }, 'k\u0000': 1, c: 'fine' }).map((i) => i.field)).toEqual(['a.b.1', 'k\\u0000']);
     expect(nulIssues({ a: 1, b: null, c: [true] })).toEqual([]);
   });
 });
@@ -97,12 +112,14 @@ describe('fields', () => {
   });
 });
 
-describe('parseIngestSource', () => {
-  test('pull and webhook in any case and spacing; absent is unspecified; anything else null', () => {
-    expect(parseIngestSource(null)).toBe('unspecified');
-    expect(parseIngestSource(' PuLL ')).toBe('pull');
-    expect(parseIngestSource('WEBHOOK')).toBe('webhook');
-    for (const bad of ['', 'push', 'unspecified', 'pull webhook']) expect(parseIngestSource(bad)).toBeNull();
+describe('ingestSourceOf', () => {
+  test('pull and webhook in any case and spacing; absent is unspecified; anything else validation_failed', () => {
+    expect(ingestSourceOf(null)).toBe('unspecified');
+    expect(ingestSourceOf(' PuLL ')).toBe('pull');
+    expect(ingestSourceOf('WEBHOOK')).toBe('webhook');
+    for (const bad of ['', 'push', 'unspecified', 'pull webhook']) {
+      expect(() => ingestSourceOf(bad)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+    }
   });
 });
 
@@ -121,27 +138,34 @@ describe('request bodies', () => {
 });
 
 describe('upsert statement parameters', () => {
-  const statement = buildUpsertStatement(loadLegRecord);
-  test('fixed parameters, then one value per column (undefined → null), then parent permalinks', () => {
-    const columns = Object.keys(loadLegRecord.columns).length;
+  const statement = buildUpsertStatement(tableOf(loadLegRecord));
+  test('fixed parameters, then the rows as one JSON array: one value per column (undefined → null), then parent permalinks', () => {
     const params = statement.params({
       tenantId: tenant.id,
-      permalink: 'G1-acme',
       now,
       syncRunTime: null,
       present: ['tms_id'],
-      extra: { a: 1 },
-      values: ['G1', undefined],
-      parents: ['L1-acme', null],
+      rows: [{ permalink: 'G1-acme', extra: { a: 1 }, values: ['G1', undefined], parents: ['L1-acme', null] }],
     });
-    expect(params.slice(0, 6)).toEqual([tenant.id, 'G1-acme', now, null, ['tms_id'], { a: 1 }]);
-    expect(params.slice(6, 8)).toEqual(['G1', null]);
-    expect(params.slice(-2)).toEqual(['L1-acme', null]);
-    expect(statement.text).toContain(`$${6 + columns + 2}`);
-    expect(statement.text).not.toContain(`$${6 + columns + 3}`);
+    expect(params).toEqual([tenant.id, now, expect.any(String), null, ['tms_id']]);
+    expect(JSON.parse(params[2] as string)).toEqual([{ ord: 0, permalink: 'G1-acme', extra: { a: 1 }, v0: 'G1', v1: null, p0: 'L1-acme', p1: null }]);
+    expect(statement.text).toContain('$5');
+    expect(statement.text).not.toContain('$6');
   });
-  test('reads which parents were found', () => {
-    expect(statement.read({ inserted: null, parent_0: false, parent_1: null })).toEqual({ inserted: null, parents: [false, null] });
+  test('reads which parents were found, in input order (rows the statement did not return were not written)', () => {
+    expect(
+      statement.read(
+        [
+          { ord: 1, inserted: true, parent_0: true, parent_1: null },
+          { ord: 0, inserted: null, parent_0: false, parent_1: null },
+        ],
+        3,
+      ),
+    ).toEqual([
+      { inserted: null, parents: [false, null] },
+      { inserted: true, parents: [true, null] },
+      { inserted: null, parents: [null, null] },
+    ]);
   });
 });
 
@@ -151,6 +175,8 @@ describe('loadConfig', () => {
     expect(config.http).toMatchObject({ port: 4000, maxBodyBytes: 1_048_576 });
     expect(config.db.poolSize).toBe(5);
     expect(config.admin).toBeNull();
-    expect(() => loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://x', ADMIN_API_KEY: 'short' })).toThrow(/PORT[\s\S]*DATABASE_URL[\s\S]*ADMIN_API_KEY|DATABASE_URL[\s\S]*PORT/);
+    expect(() => loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://x', ADMIN_API_KEY: 'short' })).toThrow(
+      /PORT[\s\S]*DATABASE_URL[\s\S]*ADMIN_API_KEY|DATABASE_URL[\s\S]*PORT/,
+    );
   });
 });

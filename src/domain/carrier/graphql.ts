@@ -1,15 +1,12 @@
-import { builder } from '../../graphql/builder.js';
-import { ingestMutation } from '../../graphql/ingest-mutation.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
-import { zodInput } from '../../graphql/zod-input.js';
-import { tenantOf } from '../tenant/graphql.js';
+import { tenantOf } from '../../graphql/context.js';
 import { carrierSearchWhere } from './queries.js';
-import { CarrierUpsert } from './schema.js';
-import { carrierIngester } from './service.js';
 
-export const CarrierType = builder.prismaObject('Carrier', {
+builder.prismaObject('Carrier', {
   description: 'A carrier (trucking company) as the TMS knows it.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     permalink: t.exposeString('permalink', { description: '`native_system_carrier_permalink`: `<carrier id>-<company_permalink>`.' }),
     tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_carrier_id`: the TMS id of the carrier.' }),
     name: t.exposeString('name', { nullable: true, description: 'Carrier name; searchable.' }),
@@ -58,13 +55,3 @@ builder.queryFields((t) => ({
     { name: 'CarrierEdge', description: 'A carrier and its cursor.' },
   ),
 }));
-
-const CarrierInput = zodInput('CarrierInput', CarrierUpsert, { description: 'A carrier, as the REST `CarrierUpsert` body.' });
-
-ingestMutation('upsertCarrier', {
-  ingester: carrierIngester,
-  input: CarrierInput,
-  honoursSyncRunTime: false,
-  takesSyncRunTime: true,
-  description: 'Creates or updates a carrier by its permalink; the same service as `POST /api/v1/carriers/upsert`.',
-});

@@ -15,7 +15,11 @@ export const CarrierUpsert = z
     email: text(250, 'optional', 'Dispatch email.'),
     phone: text(50, 'optional', 'Dispatch phone.'),
   })
-  .meta({ id: 'CarrierUpsert', description: 'One carrier, upserted by `native_system_carrier_permalink`.' });
+  .meta({
+    id: 'CarrierUpsert',
+    description: 'One carrier, upserted by `native_system_carrier_permalink`.',
+    examples: [{ native_system_carrier_permalink: 'C1-demo', native_system_carrier_id: 'C1', carrier_name: 'Fast Freight', mc_number: 'MC123' }],
+  });
 export type CarrierUpsert = z.infer<typeof CarrierUpsert>;
 
 export const carrierRecord = defineRecord({
@@ -24,6 +28,18 @@ export const carrierRecord = defineRecord({
   table: 'carriers',
   body: CarrierUpsert,
   permalinkField: 'native_system_carrier_permalink',
+  freshness: 'none',
+  rest: {
+    collection: 'carriers',
+    action: 'upsert',
+    summary: 'Upsert a carrier',
+    description: 'Creates or updates one carrier by native_system_carrier_permalink.',
+  },
+  graphql: {
+    input: 'CarrierInput',
+    mutation: 'upsertCarrier',
+    description: 'Creates or updates a carrier by its permalink; the same service as `POST /api/v1/carriers/upsert`.',
+  },
   columns: {
     native_system_carrier_id: { column: 'tms_id', type: 'text' },
     company_permalink: { column: 'company_permalink', type: 'text' },

@@ -2,9 +2,9 @@
  * What the ingestion paths report to ingest-health accounting (api-contract.md, "Ingest health"):
  * one event per ingestion request, accepted or rejected.
  */
-import type { ErrorCode } from '../../errors.js';
+import { AppError, type ErrorCode } from '../../errors.js';
+import type { RecordKind } from '../registry.js';
 import type { UpsertStatus } from '../shared/outcome.js';
-import type { RecordKind } from '../shared/record.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 
 export const ingestSources = ['pull', 'webhook', 'unspecified'] as const;
@@ -34,11 +34,17 @@ export interface IngestRecorder {
   close(): Promise<void>;
 }
 
-/** Parses the `Service-Ingest-Source` header: absent → `unspecified`; anything but pull/webhook → null. */
-export function parseIngestSource(header: string | null): IngestSourceName | null {
+/**
+ * The `Service-Ingest-Source` header of an ingestion request (REST and GraphQL): compared
+ * case-insensitively after trimming; absent → `unspecified`; anything but pull/webhook is a 400.
+ */
+export function ingestSourceOf(header: string | null): IngestSourceName {
   if (header === null) return 'unspecified';
   const value = header.trim().toLowerCase();
-  return value === 'pull' || value === 'webhook' ? value : null;
+  if (value === 'pull' || value === 'webhook') return value;
+  throw new AppError('validation_failed', 'Service-Ingest-Source must be pull or webhook.', [
+    { field: 'Service-Ingest-Source', issue: 'must be pull or webhook (or left out)' },
+  ]);
 }
 
 /** One record's result as ingest accounting sees it. */
@@ -63,9 +69,7 @@ export function reportIngest(
       tenantSlug: tenant.slug,
       ...request,
       outcome: r.outcome,
-      ...(r.error
-        ? { rejection: { code: r.error.code, message: r.error.message, field: r.error.details?.[0]?.field, permalink: r.permalink } }
-        : {}),
+      ...(r.error ? { rejection: { code: r.error.code, message: r.error.message, field: r.error.details?.[0]?.field, permalink: r.permalink } } : {}),
     });
   }
 }

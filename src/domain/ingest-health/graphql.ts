@@ -3,8 +3,9 @@
  * read it in GraphiQL. A thin adapter over service.ts.
  */
 import { builder } from '../../graphql/builder.js';
-import { tenantOf } from '../tenant/graphql.js';
-import type { RecordKind } from '../shared/record.js';
+import { tenantOf } from '../../graphql/context.js';
+import { recordSpecs, type RecordKind } from '../registry.js';
+import { restPath } from '../shared/record.js';
 import type { IngestSourceName } from './events.js';
 import { rejectionSampleSize } from './recorder.js';
 import {
@@ -47,13 +48,10 @@ const HealthStateEnum = builder.enumType('HealthState', {
 
 const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
   description: 'The record kind an ingestion request carried (its REST route or GraphQL mutation).',
-  values: {
-    CARRIER: { value: 'carrier', description: 'Carriers (`/api/v1/carriers/upsert`).' },
-    LOAD: { value: 'load', description: 'Loads (`/api/v1/loads/upsert`).' },
-    LOAD_LEG: { value: 'load_leg', description: 'Load legs (`/api/v1/loadlegs/upsert`).' },
-    STOP: { value: 'stop', description: 'Stops (`/api/v1/stops/upsert`).' },
-    LOAD_UPDATE: { value: 'load_update', description: 'Load updates (`/api/v1/loadupdates/create`).' },
-  } satisfies Record<string, { value: RecordKind; description: string }>,
+  // One value per kind of the registry.
+  values: Object.fromEntries(
+    recordSpecs.map((spec) => [spec.kind.toUpperCase(), { value: spec.kind, description: `${spec.label}s (\`${restPath(spec)}\`).` }]),
+  ) as Record<Uppercase<RecordKind>, { value: RecordKind; description: string }>,
 });
 
 const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').implement({
@@ -62,7 +60,10 @@ const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').impl
     processed: t.exposeInt('processed', { nullable: false, description: 'Records written (created or changed).' }),
     skipped: t.exposeInt('skipped', { nullable: false, description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),
     duplicate: t.exposeInt('duplicate', { nullable: false, description: 'Load updates whose permalink was already stored.' }),
-    rejected: t.exposeInt('rejected', { nullable: false, description: 'Requests answered with an error (validation, unknown parent, …); see `recentRejections`.' }),
+    rejected: t.exposeInt('rejected', {
+      nullable: false,
+      description: 'Requests answered with an error (validation, unknown parent, …); see `recentRejections`.',
+    }),
   }),
 });
 
@@ -70,7 +71,12 @@ const KindCountsType = builder.objectRef<KindCounts>('KindCounts').implement({
   description: 'Outcome counts of one record kind on one ingestion path.',
   fields: (t) => ({
     kind: t.field({ nullable: false, type: IngestRecordKindEnum, description: 'The record kind.', resolve: (k) => k.kind }),
-    lastHour: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last hour (see `IngestSourceHealth.lastHour`).', resolve: (k) => k.lastHour }),
+    lastHour: t.field({
+      nullable: false,
+      type: OutcomeCountsType,
+      description: 'Counts over the last hour (see `IngestSourceHealth.lastHour`).',
+      resolve: (k) => k.lastHour,
+    }),
     lastDay: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last 24 hours.', resolve: (k) => k.lastDay }),
   }),
 });
@@ -96,7 +102,12 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
       description: 'Counts over the last hour (counted in 5-minute buckets: the window reaches back 60 to 65 minutes).',
       resolve: (s) => s.lastHour,
     }),
-    lastDay: t.field({ nullable: false, type: OutcomeCountsType, description: 'Counts over the last 24 hours (24 h to 24 h 5 min).', resolve: (s) => s.lastDay }),
+    lastDay: t.field({
+      nullable: false,
+      type: OutcomeCountsType,
+      description: 'Counts over the last 24 hours (24 h to 24 h 5 min).',
+      resolve: (s) => s.lastDay,
+    }),
     byKind: t.field({
       nullable: false,
       type: [KindCountsType],
@@ -109,7 +120,10 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
 const UnmappedStatusType = builder.objectRef<UnmappedStatus>('UnmappedStatus').implement({
   description: 'A TMS load status with no phase mapping, and how many stored loads carry it.',
   fields: (t) => ({
-    status: t.exposeString('status', { nullable: false, description: 'The status as the TMS sends it (trimmed; spellings differing only in case are one status).' }),
+    status: t.exposeString('status', {
+      nullable: false,
+      description: 'The status as the TMS sends it (trimmed; spellings differing only in case are one status).',
+    }),
     loadCount: t.exposeInt('loadCount', { nullable: false, description: 'Stored loads of the tenant currently in this status (phase UNMAPPED).' }),
   }),
 });
@@ -127,9 +141,8 @@ const RejectionType = builder.objectRef<RecentRejection>('Rejection').implement(
   }),
 });
 
-const IngestHealthType = builder.objectRef<IngestHealth>('IngestHealth').implement({
-  description:
-    "How the tenant's TMS feed is arriving: per ingestion path, its state and outcome counts; statuses lacking a phase mapping; recent rejections.",
+export const IngestHealthType = builder.objectRef<IngestHealth>('IngestHealth').implement({
+  description: "How the tenant's TMS feed is arriving: per ingestion path, its state and outcome counts; statuses lacking a phase mapping; recent rejections.",
   fields: (t) => ({
     sources: t.field({
       nullable: false,

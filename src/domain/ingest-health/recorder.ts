@@ -4,8 +4,14 @@
  * (`count = count + excluded.count`), so several service instances on one database add up.
  *
  * Guarantees:
- * - A flush is one SQL statement (data-modifying CTEs), so it lands whole or not at all: a failed
- *   flush keeps its batch in memory for the next one, and a retried batch is never counted twice.
+ * - A flush is one SQL statement (data-modifying CTEs), so it lands whole or not at all: a flush
+ *   that fails for a reason outside the data (database away, schema missing) keeps its batch in
+ *   memory for the next one, and a retried batch is never counted twice.
+ * - One bad event never blocks the others: text taken from a rejected body (permalink, field,
+ *   message) is made storable when it is recorded (no NUL, no lone surrogate, within the column
+ *   length), and should a row still be refused for its data (SQLSTATE class 22 or 23), the batch is
+ *   split in halves until the offending rows are isolated: every other row is written, the
+ *   offending ones are dropped with an error log line, never retried.
  * - Flushes never overlap: a flush asked for while one runs waits for it and then writes everything
  *   recorded meanwhile (callers that ask at the same time share that one follow-up flush).
  * - Memory and tables stay bounded: at most `rejectionSampleSize` rejections per tenant (the most
@@ -15,6 +21,7 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
+import { isDatabaseUnavailable } from '../../errors.js';
 import type { IngestEvent, IngestRecorder } from './events.js';
 
 /** Most recent rejections kept per tenant. */
@@ -27,11 +34,56 @@ export const countRetentionMs = 24 * 3_600_000 + bucketMs;
 /** Start of the bucket holding `at`. */
 export const bucketOf = (at: Date) => new Date(Math.floor(at.getTime() / bucketMs) * bucketMs);
 
+/** NUL and lone surrogates: what a PostgreSQL text column cannot hold. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point (PostgreSQL text cannot hold it).
+const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text from a request made storable in a PostgreSQL text column: NUL (which PostgreSQL cannot
+ * store) and lone surrogates (not UTF-8) become U+FFFD, and it is cut to `max` characters without
+ * splitting a surrogate pair.
+ */
+export function storableText(value: string, max: number): string {
+  const chars = Array.from(value.replace(unstorable, '\uFFFD'));
+  return chars.length > max ? chars.slice(0, max).join('') : chars.join('');
+}
+
+/** The rejection of an event as it is stored: every text within its column (see prisma/schema.prisma). */
+function storableRejection(rejection: NonNullable<IngestEvent['rejection']>): NonNullable<IngestEvent['rejection']> {
+  return {
+    code: rejection.code,
+    message: storableText(rejection.message, 1000),
+    ...(rejection.field === undefined ? {} : { field: storableText(rejection.field, 200) }),
+    ...(rejection.permalink === undefined ? {} : { permalink: storableText(rejection.permalink, 100) }),
+  };
+}
+
+/** A data error: the statement was refused for what a row holds (retrying it cannot help). */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+}
+
 type Rejection = IngestEvent & { rejection: NonNullable<IngestEvent['rejection']> };
 
+interface CountRow {
+  tenantId: string;
+  bucket: Date;
+  source: string;
+  kind: string;
+  outcome: string;
+  count: number;
+}
+
+interface SourceRow {
+  tenantId: string;
+  source: string;
+  at: Date;
+}
+
 interface Pending {
-  counts: Map<string, { tenantId: string; bucket: Date; source: string; kind: string; outcome: string; count: number }>;
-  lastReceived: Map<string, { tenantId: string; source: string; at: Date }>;
+  counts: Map<string, CountRow>;
+  lastReceived: Map<string, SourceRow>;
   /** Per tenant, oldest first, at most `rejectionSampleSize`. */
   rejections: Map<string, Rejection[]>;
 }
@@ -44,6 +96,41 @@ function keepRecent(sample: Rejection[], added: readonly Rejection[]): Rejection
   const merged = [...sample, ...added].sort((a, b) => a.at.getTime() - b.at.getTime());
   return merged.length > rejectionSampleSize ? merged.slice(-rejectionSampleSize) : merged;
 }
+
+/** One row of a flush: a count bucket, a source's last received time or a sampled rejection. */
+type Row =
+  | { table: 'counts'; key: string; value: CountRow }
+  | { table: 'sources'; key: string; value: SourceRow }
+  | { table: 'rejections'; key: string; value: Rejection };
+
+const rowsOf = (batch: Pending): Row[] => [
+  ...[...batch.counts].map(([key, value]) => ({ table: 'counts' as const, key, value })),
+  ...[...batch.lastReceived].map(([key, value]) => ({ table: 'sources' as const, key, value })),
+  ...[...batch.rejections].flatMap(([key, sample]) => sample.map((value) => ({ table: 'rejections' as const, key, value }))),
+];
+
+function batchOf(rows: readonly Row[]): Pending {
+  const batch = empty();
+  for (const row of rows) {
+    if (row.table === 'counts') batch.counts.set(row.key, row.value);
+    else if (row.table === 'sources') batch.lastReceived.set(row.key, row.value);
+    else batch.rejections.set(row.key, [...(batch.rejections.get(row.key) ?? []), row.value]);
+  }
+  return batch;
+}
+
+/** Two disjoint parts of one batch, back together. */
+const merge = (a: Pending, b: Pending): Pending => batchOf([...rowsOf(a), ...rowsOf(b)]);
+
+/** What a dropped row held, for the log (no request text beyond the rejection's code and field). */
+const describeRows = (rows: readonly Row[]) =>
+  rows.map((row) =>
+    row.table === 'rejections'
+      ? { table: row.table, tenantId: row.value.tenantId, kind: row.value.kind, code: row.value.rejection.code }
+      : row.table === 'counts'
+        ? { table: row.table, tenantId: row.value.tenantId, kind: row.value.kind, outcome: row.value.outcome, count: row.value.count }
+        : { table: row.table, tenantId: row.value.tenantId, source: row.value.source },
+  );
 
 export interface RecorderOptions {
   db: Database;
@@ -103,7 +190,8 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     const last = pending.lastReceived.get(sourceKey);
     if (!last || last.at < event.at) pending.lastReceived.set(sourceKey, { tenantId: event.tenantId, source: event.source, at: event.at });
     if (event.rejection) {
-      pending.rejections.set(event.tenantId, keepRecent(pending.rejections.get(event.tenantId) ?? [], [event as Rejection]));
+      const rejection: Rejection = { ...event, rejection: storableRejection(event.rejection) };
+      pending.rejections.set(event.tenantId, keepRecent(pending.rejections.get(event.tenantId) ?? [], [rejection]));
     }
   }
 
@@ -112,15 +200,22 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     const s = [...batch.lastReceived.values()];
     const r = [...batch.rejections.values()].flat();
     await db.sql.query(writeStatement, [
-      c.map((x) => x.tenantId), c.map((x) => x.bucket), c.map((x) => x.source), c.map((x) => x.kind), c.map((x) => x.outcome), c.map((x) => x.count),
-      s.map((x) => x.tenantId), s.map((x) => x.source), s.map((x) => x.at),
+      c.map((x) => x.tenantId),
+      c.map((x) => x.bucket),
+      c.map((x) => x.source),
+      c.map((x) => x.kind),
+      c.map((x) => x.outcome),
+      c.map((x) => x.count),
+      s.map((x) => x.tenantId),
+      s.map((x) => x.source),
+      s.map((x) => x.at),
       r.map((e) => e.tenantId),
       r.map((e) => e.source),
       r.map((e) => e.kind),
       r.map((e) => e.rejection.code),
-      r.map((e) => e.rejection.field?.slice(0, 200) ?? null),
-      r.map((e) => e.rejection.message.slice(0, 1000)),
-      r.map((e) => e.rejection.permalink?.slice(0, 100) ?? null),
+      r.map((e) => e.rejection.field ?? null),
+      r.map((e) => e.rejection.message),
+      r.map((e) => e.rejection.permalink ?? null),
       r.map((e) => e.at),
     ]);
   }
@@ -149,15 +244,37 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     }
   }
 
+  /**
+   * Writes a batch; when the database refuses it for its data, writes each half on its own (down to
+   * single rows, which are then dropped), so only the offending rows are lost. Returns what could not
+   * be written for another reason (kept for the next flush), or null when everything was handled.
+   */
+  async function writeIsolating(batch: Pending): Promise<{ left: Pending; error: unknown } | null> {
+    try {
+      await write(batch);
+      return null;
+    } catch (error) {
+      if (isDatabaseUnavailable(error) || !isDataError(error)) return { left: batch, error };
+      const rows = rowsOf(batch);
+      if (rows.length <= 1) {
+        logger.error({ err: error, dropped: describeRows(rows) }, 'ingest accounting dropped an event the database refuses to store');
+        return null;
+      }
+      const half = Math.ceil(rows.length / 2);
+      const first = await writeIsolating(batchOf(rows.slice(0, half)));
+      if (first) return { left: merge(first.left, batchOf(rows.slice(half))), error: first.error };
+      return writeIsolating(batchOf(rows.slice(half)));
+    }
+  }
+
   async function flushOnce() {
     const batch = pending;
     pending = empty();
     if (isEmpty(batch)) return;
-    try {
-      await write(batch);
-    } catch (error) {
-      restore(batch);
-      logger.warn({ err: error }, 'ingest accounting flush failed; will retry');
+    const failed = await writeIsolating(batch);
+    if (failed) {
+      restore(failed.left);
+      logger.warn({ err: failed.error }, 'ingest accounting flush failed; will retry');
       return;
     }
     await prune(batch).catch((error) => logger.warn({ err: error }, 'ingest accounting pruning failed; will retry'));

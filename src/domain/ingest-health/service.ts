@@ -9,7 +9,7 @@
  */
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../errors.js';
-import { recordKinds, type RecordKind } from '../shared/record.js';
+import { recordKinds, type RecordKind } from '../registry.js';
 import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
 
@@ -120,10 +120,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
       `SELECT pull_stale_seconds AS pull, webhook_stale_seconds AS webhook, unspecified_stale_seconds AS unspecified FROM tenants WHERE id = $1`,
       [tenantId],
     ),
-    db.sql.query<{ source: IngestSourceName; last_received_at: Date }>(
-      `SELECT source, last_received_at FROM ingest_sources WHERE tenant_id = $1`,
-      [tenantId],
-    ),
+    db.sql.query<{ source: IngestSourceName; last_received_at: Date }>(`SELECT source, last_received_at FROM ingest_sources WHERE tenant_id = $1`, [tenantId]),
     db.sql.query<{ source: IngestSourceName; kind: RecordKind; outcome: IngestOutcome; hour: unknown; day: unknown }>(
       `SELECT source, kind, outcome, coalesce(sum(count) FILTER (WHERE bucket_start >= $3), 0)::int8 AS hour, sum(count)::int8 AS day
        FROM ingest_counts WHERE tenant_id = $1 AND bucket_start >= $2
@@ -136,7 +133,15 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
        GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
       [tenantId, unmappedStatusLimit],
     ),
-    db.sql.query<{ code: string; message: string; field: string | null; permalink: string | null; source: IngestSourceName; kind: RecordKind; received_at: Date }>(
+    db.sql.query<{
+      code: string;
+      message: string;
+      field: string | null;
+      permalink: string | null;
+      source: IngestSourceName;
+      kind: RecordKind;
+      received_at: Date;
+    }>(
       `SELECT code, message, field, permalink, source, kind, received_at FROM ingest_rejections
        WHERE tenant_id = $1 ORDER BY received_at DESC, id LIMIT $2`,
       [tenantId, rejectionSampleSize],
@@ -154,7 +159,12 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
         if (row.source !== source) continue;
         const kind = byKind.get(row.kind) ?? { kind: row.kind, lastHour: zeroCounts(), lastDay: zeroCounts() };
         byKind.set(row.kind, kind);
-        for (const [window, value] of [[lastHour, row.hour], [lastDay, row.day], [kind.lastHour, row.hour], [kind.lastDay, row.day]] as const) {
+        for (const [window, value] of [
+          [lastHour, row.hour],
+          [lastDay, row.day],
+          [kind.lastHour, row.hour],
+          [kind.lastDay, row.day],
+        ] as const) {
           window[row.outcome] += Number(value);
         }
       }

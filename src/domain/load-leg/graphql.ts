@@ -1,13 +1,10 @@
-import { builder } from '../../graphql/builder.js';
-import { ingestMutation } from '../../graphql/ingest-mutation.js';
-import { zodInput } from '../../graphql/zod-input.js';
-import { tenantOf } from '../tenant/graphql.js';
-import { LoadLegUpsert } from './schema.js';
-import { loadLegIngester } from './service.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
+import { tenantOf } from '../../graphql/context.js';
 
-export const LoadLegType = builder.prismaObject('LoadLeg', {
+builder.prismaObject('LoadLeg', {
   description: 'A leg (route / movement) of a load, with its carrier, driver and rep assignments.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     permalink: t.exposeString('permalink', { description: '`native_system_load_leg_permalink`: `<leg id>-<company_permalink>`.' }),
     tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_load_leg_id`: the TMS id of the leg.' }),
     sequence: t.exposeInt('sequence', { nullable: true, description: '1-based position of the leg within the load.' }),
@@ -48,11 +45,3 @@ builder.queryField('loadLeg', (t) =>
       ctx.services.db.prisma.loadLeg.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
   }),
 );
-
-ingestMutation('upsertLoadLeg', {
-  ingester: loadLegIngester,
-  input: zodInput('LoadLegInput', LoadLegUpsert, { description: 'A load leg, as the REST `LoadLegUpsert` body.' }),
-  honoursSyncRunTime: true,
-  takesSyncRunTime: true,
-  description: 'Creates or updates a load leg by its permalink; the same service as `POST /api/v1/loadlegs/upsert`.',
-});

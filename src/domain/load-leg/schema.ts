@@ -9,7 +9,11 @@ export const LoadLegUpsert = z
     native_system_load_leg_id: text(100, 'required', 'The TMS id of the leg (route / movement).'),
     load_leg_sequence: position('required', '1-based position of the leg within the load.'),
     native_system_load_id: text(100, 'required', 'The TMS id of the parent load.'),
-    native_system_load_permalink: text(100, 'required', 'Unique key of the parent load, `<load id>-<company_permalink>`; built from `native_system_load_id` when null.'),
+    native_system_load_permalink: text(
+      100,
+      'required',
+      'Unique key of the parent load, `<load id>-<company_permalink>`; built from `native_system_load_id` when null.',
+    ),
     native_system_load_unique_key: text(100, 'recommended', 'Key used to build the "View in TMS" link for the load.'),
     native_system_reference_number: text(100, 'recommended', 'Leg-level reference number; shown as a reference number and searchable.'),
     pickup_reference_number: text(1000, 'recommended', 'Pickup number for the first stop; shown as a reference number and searchable.'),
@@ -25,7 +29,21 @@ export const LoadLegUpsert = z
     customer_rep_email: text(250, 'recommended', "The customer rep's email."),
     native_system_load_leg_status: text(100, 'optional', 'Leg status as the TMS names it.'),
   })
-  .meta({ id: 'LoadLegUpsert', description: 'One leg (route / movement) of a load with its assignments, upserted by `native_system_load_leg_permalink`.' });
+  .meta({
+    id: 'LoadLegUpsert',
+    description: 'One leg (route / movement) of a load with its assignments, upserted by `native_system_load_leg_permalink`.',
+    examples: [
+      {
+        native_system_load_leg_permalink: 'G1-demo',
+        native_system_load_leg_id: 'G1',
+        load_leg_sequence: 1,
+        native_system_load_id: 'L1',
+        native_system_load_permalink: 'L1-demo',
+        native_system_carrier_permalink: 'C1-demo',
+        driver_name: 'Sam',
+      },
+    ],
+  });
 export type LoadLegUpsert = z.infer<typeof LoadLegUpsert>;
 
 export const loadLegRecord = defineRecord({
@@ -34,6 +52,18 @@ export const loadLegRecord = defineRecord({
   table: 'load_legs',
   body: LoadLegUpsert,
   permalinkField: 'native_system_load_leg_permalink',
+  freshness: 'sync_run_time',
+  rest: {
+    collection: 'loadlegs',
+    action: 'upsert',
+    summary: 'Upsert a load leg',
+    description: 'Creates or updates one leg with its carrier, driver and rep assignments. The parent load (and the carrier, when named) must exist.',
+  },
+  graphql: {
+    input: 'LoadLegInput',
+    mutation: 'upsertLoadLeg',
+    description: 'Creates or updates a load leg by its permalink; the same service as `POST /api/v1/loadlegs/upsert`.',
+  },
   columns: {
     native_system_load_leg_id: { column: 'tms_id', type: 'text' },
     load_leg_sequence: { column: 'sequence', type: 'int' },

@@ -1,20 +1,13 @@
-import { LoadUpdateType as LoadUpdateTypes } from '../../db/generated/prisma/enums.js';
-import { builder } from '../../graphql/builder.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum, sharedEnum } from '../../graphql/enums.js';
-import { ingestMutation } from '../../graphql/ingest-mutation.js';
-import { zodInput } from '../../graphql/zod-input.js';
-import { LoadUpdateCreate } from './schema.js';
-import { loadUpdateIngester } from './service.js';
+import { loadUpdateTypes } from './schema.js';
 
-const LoadUpdateTypeEnum = sharedEnum(
-  'LoadUpdateType',
-  Object.values(LoadUpdateTypes),
-  'Kind of update: `check_call`, `gps_ping` or `status_remark`.',
-);
+const LoadUpdateTypeEnum = sharedEnum('LoadUpdateType', loadUpdateTypes, 'Kind of update (REST `update_type`: `check_call`, `gps_ping` or `status_remark`).');
 
 export const LoadUpdateObject = builder.prismaObject('LoadUpdate', {
   description: 'A check call, GPS ping or status remark on a load. Append-only.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     permalink: t.exposeString('permalink', { description: '`native_system_load_update_permalink`: `<update id>-<company_permalink>`.' }),
     type: t.expose('type', { type: LoadUpdateTypeEnum, nullable: true, description: 'Kind of update.' }),
     occurredAt: t.expose('occurredAt', { type: 'DateTime', nullable: true, description: 'When it happened in the field.' }),
@@ -36,15 +29,4 @@ export const LoadUpdateObject = builder.prismaObject('LoadUpdate', {
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service received it.' }),
   }),
-});
-
-ingestMutation('createLoadUpdate', {
-  ingester: loadUpdateIngester,
-  input: zodInput('LoadUpdateInput', LoadUpdateCreate, {
-    description: 'A load update, as the REST `LoadUpdateCreate` body.',
-    enumNames: { update_type: 'LoadUpdateType' },
-  }),
-  honoursSyncRunTime: false,
-  takesSyncRunTime: false,
-  description: 'Appends a load update; a repeated permalink answers DUPLICATE. The same service as `POST /api/v1/loadupdates/create`.',
 });

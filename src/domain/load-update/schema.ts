@@ -2,10 +2,17 @@ import { z } from 'zod';
 import { dateTime, number, oneOf, permalinkField, text, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
+/** The kinds of load update (`update_type`), each with its description. */
+export const loadUpdateTypes = {
+  check_call: 'A check call: the driver or carrier reported in (position, status, ETA).',
+  gps_ping: 'A GPS position report; latitude and longitude are required.',
+  status_remark: 'A status remark: free text about the load, with or without a new status.',
+} as const;
+
 const fields = z.looseObject({
   native_system_load_update_permalink: permalinkField('Unique key of the update, `<update id>-<company_permalink>`.'),
   native_system_load_permalink: text(100, 'required', 'Parent load, `<load id>-<company_permalink>` (must exist).'),
-  update_type: oneOf(['check_call', 'gps_ping', 'status_remark'], 'required', 'Kind of update: `check_call`, `gps_ping` or `status_remark`.'),
+  update_type: oneOf(loadUpdateTypes, 'required', 'Kind of update: `check_call`, `gps_ping` or `status_remark`.'),
   occurred_at: dateTime('required', 'When it happened in the field (ISO 8601).'),
   company_permalink: text(100, 'optional', 'The tenant slug.'),
   native_system_load_leg_permalink: text(100, 'optional', 'Leg it concerns (must exist if given).'),
@@ -22,13 +29,29 @@ const fields = z.looseObject({
 
 /** LoadUpdateCreate (api-contract.md B): append-only. */
 export const LoadUpdateCreate = fields
-  .superRefine((update, ctx) => {
-    if (update.update_type !== 'gps_ping') return;
-    for (const field of ['latitude', 'longitude'] as const) {
-      if (update[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: 'is required for a gps_ping' });
-    }
-  }, whenValid(['update_type', 'latitude', 'longitude']))
-  .meta({ id: 'LoadUpdateCreate', description: 'One check call, GPS ping or status remark; append-only by `native_system_load_update_permalink`.' });
+  .superRefine(
+    (update, ctx) => {
+      if (update.update_type !== 'gps_ping') return;
+      for (const field of ['latitude', 'longitude'] as const) {
+        if (update[field] == null) ctx.addIssue({ code: 'custom', path: [field], message: 'is required for a gps_ping' });
+      }
+    },
+    whenValid(['update_type', 'latitude', 'longitude']),
+  )
+  .meta({
+    id: 'LoadUpdateCreate',
+    description: 'One check call, GPS ping or status remark; append-only by `native_system_load_update_permalink`.',
+    examples: [
+      {
+        native_system_load_update_permalink: 'U1-demo',
+        native_system_load_permalink: 'L1-demo',
+        update_type: 'gps_ping',
+        occurred_at: '2026-11-23T10:05:00Z',
+        latitude: 41.88,
+        longitude: -87.63,
+      },
+    ],
+  });
 export type LoadUpdateCreate = z.infer<typeof LoadUpdateCreate>;
 
 export const loadUpdateRecord = defineRecord({
@@ -37,9 +60,20 @@ export const loadUpdateRecord = defineRecord({
   table: 'load_updates',
   body: LoadUpdateCreate,
   permalinkField: 'native_system_load_update_permalink',
-  appendOnly: true,
-  phaseFrom: 'native_system_load_status',
-  phaseWithoutStatus: null,
+  freshness: 'append_only',
+  phase: { from: 'native_system_load_status', withoutStatus: null },
+  rest: {
+    collection: 'loadupdates',
+    action: 'create',
+    summary: 'Create a load update',
+    description: 'Appends one check call, GPS ping or status remark. A repeated permalink answers duplicate and changes nothing.',
+  },
+  graphql: {
+    input: 'LoadUpdateInput',
+    mutation: 'createLoadUpdate',
+    description: 'Appends a load update; a repeated permalink answers DUPLICATE. The same service as `POST /api/v1/loadupdates/create`.',
+    enumNames: { update_type: 'LoadUpdateType' },
+  },
   columns: {
     update_type: { column: 'type', type: '"LoadUpdateType"' },
     occurred_at: { column: 'occurred_at', type: 'timestamptz' },

@@ -7,9 +7,10 @@
  */
 import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
+import { buildEditStatement } from '../../db/upsert-statement.js';
+import { tableOf } from '../shared/record.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { assertValid, createValidator } from '../shared/validate.js';
-import { phaseSql } from '../status-mapping/service.js';
 import { LoadUpsert, loadRecord } from './schema.js';
 
 /** Fields a user may not edit: the load's identity and its tenant. */
@@ -22,22 +23,10 @@ export const LoadPatch = LoadUpsert.omit({ native_system_load_permalink: true, c
 
 const validatePatch = createValidator({ ...loadRecord, body: LoadPatch });
 const columns = Object.entries(loadRecord.columns).filter(([field]) => !(fixedFields as readonly string[]).includes(field));
-const statusColumn = loadRecord.columns[loadRecord.phaseFrom!]!.column;
-
-// $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per column.
-const value = (i: number) => `$${6 + i}`;
-const statusValue = value(columns.findIndex(([, c]) => c.column === statusColumn));
-const keepUnlessSent = (column: string, type: string, i: number) =>
-  `"${column}" = CASE WHEN '${column}' = ANY($4::text[]) THEN ${value(i)}::${type} ELSE t."${column}" END`;
-const statement = `UPDATE loads AS t SET ${[
-  ...columns.map(([, c], i) => keepUnlessSent(c.column, c.type, i)),
-  `phase = CASE WHEN '${statusColumn}' = ANY($4::text[]) THEN ${phaseSql('t.tenant_id', statusValue)} ELSE t.phase END`,
-  'extra = t.extra || $5::jsonb',
-  'fresh_at = $3::timestamptz',
-  'changed_at = $3::timestamptz',
-].join(',\n  ')}
-WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
-RETURNING t.id`;
+const statement = buildEditStatement(
+  tableOf(loadRecord),
+  columns.map(([, c]) => c),
+);
 
 export interface EditLoadInput {
   db: Database;
@@ -55,8 +44,9 @@ export async function editLoad({ db, tenant, permalink, patch, now }: EditLoadIn
     throw validationFailed([{ field: 'patch', issue: 'must change at least one field' }]);
   }
   const present = columns.filter(([field]) => field in body).map(([, c]) => c.column);
-  const values = columns.map(([field]) => body[field] ?? null);
-  const [row] = await db.sql.query<{ id: string }>(statement, [tenant.id, permalink, now, present, extra, ...values], 'edit_load');
+  const values = columns.map(([field]) => body[field]);
+  const params = statement.params({ tenantId: tenant.id, permalink, now, present, extra, values });
+  const [row] = await db.sql.query<{ id: string }>(statement.text, params, statement.name);
   if (!row) throw new AppError('not_found', `No load ${permalink} in this tenant.`, [{ field: 'permalink', issue: 'names no load of this tenant' }]);
   return row.id;
 }

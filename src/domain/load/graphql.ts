@@ -1,14 +1,11 @@
-import { builder } from '../../graphql/builder.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { ingestMutation } from '../../graphql/ingest-mutation.js';
 import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
 import { zodInput } from '../../graphql/zod-input.js';
 import { AppError } from '../../errors.js';
-import { tenantOf, writableTenantOf } from '../tenant/graphql.js';
+import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
-import { legOrder, loadFilterWhere, tmsUrlOf } from './queries.js';
-import { LoadUpsert } from './schema.js';
-import { loadIngester } from './service.js';
+import { legOrder, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
 
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;
@@ -16,6 +13,7 @@ const maxUpdates = 100;
 builder.prismaObject('PhaseChange', {
   description: "One change of a load's phase, recorded by the database on every write path (upsert, mapping change, user edit).",
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     fromPhase: t.expose('fromPhase', { type: PhaseEnum, nullable: true, description: 'Phase before the change (null when the load was created).' }),
     toPhase: t.expose('toPhase', { type: PhaseEnum, description: 'Phase after the change.' }),
     status: t.exposeString('status', { nullable: true, description: 'The TMS status that led to the new phase.' }),
@@ -23,9 +21,10 @@ builder.prismaObject('PhaseChange', {
   }),
 });
 
-export const LoadType = builder.prismaObject('Load', {
+builder.prismaObject('Load', {
   description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     permalink: t.exposeString('permalink', { description: '`native_system_load_permalink`: `<load id>-<company_permalink>`.' }),
     tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_load_id`: the TMS id of the order / load.' }),
     status: t.exposeString('status', { nullable: true, description: 'Load status exactly as the TMS names it.' }),
@@ -43,7 +42,7 @@ export const LoadType = builder.prismaObject('Load', {
     tmsUrl: t.string({
       nullable: true,
       description:
-        "\"View in TMS\" link: the tenant's URL template with `{key}` replaced by the `native_system_load_unique_key` of the load's first leg (by sequence) that has one; null without a template or a key.",
+        '"View in TMS" link: the tenant\'s URL template with `{key}` replaced by the `native_system_load_unique_key` of the load\'s first leg (by sequence) that has one; null without a template or a key.',
       // Same arguments as the `legs` field, so both share one query when selected together.
       select: { legs: { select: { loadUniqueKey: true }, orderBy: legOrder } },
       resolve: (load, _args, ctx) => tmsUrlOf(tenantOf(ctx).tmsUrlTemplate, load.legs),
@@ -82,11 +81,24 @@ const LoadFilterInput = builder.inputType('LoadFilter', {
     phase: t.field({ type: [PhaseEnum], description: 'Any of these phases.' }),
     status: t.string({ description: 'The TMS status, compared trimmed and case-insensitively.' }),
     search: t.string({
-      description:
-        'A case-insensitive part of any reference number: customer reference, BOL, PO, leg reference, pickup reference or stop reference.',
+      description: 'A case-insensitive part of any reference number: customer reference, BOL, PO, leg reference, pickup reference or stop reference.',
     }),
     changedSince: t.field({ type: 'DateTime', description: 'Only loads the service wrote at or after this instant (`changedAt`).' }),
+    activitySince: t.field({
+      type: 'DateTime',
+      description: 'Only loads whose load, legs, stops or updates were written at or after this instant (`lastActivityAt`).',
+    }),
+    carrier: t.string({ description: 'Only loads with a leg assigned to the carrier with this permalink.' }),
+    city: t.string({ description: 'Only loads with a stop in this city (compared case-insensitively).' }),
   }),
+});
+
+const LoadOrderEnum = builder.enumType('LoadOrder', {
+  description: 'Order of `loads`.',
+  values: {
+    CREATED_DESC: { value: loadOrders[0], description: 'Newest created first (the default).' },
+    ACTIVITY_DESC: { value: loadOrders[1], description: 'Most recent activity first (`lastActivityAt`).' },
+  },
 });
 
 builder.queryFields((t) => ({
@@ -102,17 +114,20 @@ builder.queryFields((t) => ({
     {
       type: 'Load',
       cursor: 'id',
-      description: "The tenant's loads, newest first (by creation), optionally filtered.",
-      args: { filter: t.arg({ type: LoadFilterInput, description: 'Narrows the list.' }) },
+      description: "The tenant's loads, newest first (by creation, or by activity with `orderBy: ACTIVITY_DESC`), optionally filtered.",
+      args: {
+        filter: t.arg({ type: LoadFilterInput, description: 'Narrows the list.' }),
+        orderBy: t.arg({ type: LoadOrderEnum, description: 'Order of the list (default `CREATED_DESC`).' }),
+      },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
       totalCount: (_parent, { filter }, ctx) => ctx.services.db.prisma.load.count({ where: loadFilterWhere(tenantOf(ctx).id, filter) }),
-      resolve: async (query, _root, { filter }, ctx) => {
+      resolve: async (query, _root, { filter, orderBy }, ctx) => {
         const tenantId = tenantOf(ctx).id;
         const { prisma } = ctx.services.db;
         const loads = await prisma.load.findMany({
           ...scopeCursor(query, tenantId),
           where: loadFilterWhere(tenantId, filter),
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          orderBy: loadOrderBy(orderBy),
         });
         if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
         return loads;
@@ -123,18 +138,9 @@ builder.queryFields((t) => ({
   ),
 }));
 
-const LoadInput = zodInput('LoadInput', LoadUpsert, { description: 'A load, as the REST `LoadUpsert` body.' });
 const LoadPatchInput = zodInput('LoadPatch', LoadPatch, {
   description: 'Load fields to change, as in a `LoadUpsert` body: an absent field is left as it is, null clears it.',
   partial: true,
-});
-
-ingestMutation('upsertLoad', {
-  ingester: loadIngester,
-  input: LoadInput,
-  honoursSyncRunTime: true,
-  takesSyncRunTime: true,
-  description: 'Creates or updates a load by its permalink; the same service as `POST /api/v1/loads/upsert`.',
 });
 
 builder.mutationField('editLoad', (t) =>

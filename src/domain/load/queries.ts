@@ -7,6 +7,17 @@ export interface LoadFilter {
   status?: string | null;
   search?: string | null;
   changedSince?: Date | null;
+  activitySince?: Date | null;
+  carrier?: string | null;
+  city?: string | null;
+}
+
+/** Orders of `loads`: newest created first (the default), or most recent activity first. */
+export const loadOrders = ['CREATED_DESC', 'ACTIVITY_DESC'] as const;
+export type LoadOrder = (typeof loadOrders)[number];
+
+export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrderByWithRelationInput[] {
+  return order === 'ACTIVITY_DESC' ? [{ lastActivityAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'desc' }, { id: 'desc' }];
 }
 
 /**
@@ -15,7 +26,10 @@ export interface LoadFilter {
  * - `status`: the TMS status, compared trimmed and case-insensitively (as the status mapping does);
  * - `search`: a case-insensitive part of any reference number: the load's customer reference, BOL
  *   or PO number, a leg's reference or pickup reference number, or a stop's reference number;
- * - `changedSince`: changed (written by the service) at or after that instant.
+ * - `changedSince`: changed (written by the service) at or after that instant;
+ * - `activitySince`: the load or any of its legs, stops and updates written at or after that instant;
+ * - `carrier`: a carrier permalink assigned to any of its legs;
+ * - `city`: any of its stops' city, compared case-insensitively.
  * Blank strings are ignored.
  */
 export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | undefined): Prisma.LoadWhereInput {
@@ -24,6 +38,11 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   const status = filter?.status?.trim();
   if (status) and.push({ status: { equals: status, mode: 'insensitive' } });
   if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
+  if (filter?.activitySince) and.push({ lastActivityAt: { gte: filter.activitySince } });
+  const carrier = filter?.carrier?.trim();
+  if (carrier) and.push({ legs: { some: { carrier: { is: { tenantId, permalink: carrier } } } } });
+  const city = filter?.city?.trim();
+  if (city) and.push({ legs: { some: { stops: { some: { city: { equals: city, mode: 'insensitive' } } } } } });
   const term = filter?.search?.trim();
   if (term) {
     const contains = { contains: term, mode: 'insensitive' } as const;
@@ -47,6 +66,16 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
 
 /** Legs in load order: by sequence, legs without one last. */
 export const legOrder = [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] satisfies Prisma.LoadLegOrderByWithRelationInput[];
+
+/** Stops in leg order: by sequence, stops without one last. */
+export const stopOrder = [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] satisfies Prisma.StopOrderByWithRelationInput[];
+
+/** Load updates newest first (by `occurredAt`; updates without one last). */
+export const updateOrder = [
+  { occurredAt: { sort: 'desc', nulls: 'last' } },
+  { createdAt: 'desc' },
+  { id: 'desc' },
+] satisfies Prisma.LoadUpdateOrderByWithRelationInput[];
 
 /**
  * A load's "View in TMS" URL: the tenant's template with `{key}` replaced by the URL-encoded

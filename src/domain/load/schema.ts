@@ -20,7 +20,11 @@ export const LoadUpsert = z
     destination_stop_id: text(250, 'optional', 'TMS id of the destination stop.'),
     destination_stop_id_permalink: text(250, 'optional', 'Permalink of the destination stop.'),
   })
-  .meta({ id: 'LoadUpsert', description: 'One load (order / bill of lading), upserted by `native_system_load_permalink`.' });
+  .meta({
+    id: 'LoadUpsert',
+    description: 'One load (order / bill of lading), upserted by `native_system_load_permalink`.',
+    examples: [{ native_system_load_permalink: 'L1-demo', native_system_load_id: 'L1', native_system_load_status: 'Booked', bol_number: 'BOL1' }],
+  });
 export type LoadUpsert = z.infer<typeof LoadUpsert>;
 
 export const loadRecord = defineRecord({
@@ -29,7 +33,19 @@ export const loadRecord = defineRecord({
   table: 'loads',
   body: LoadUpsert,
   permalinkField: 'native_system_load_permalink',
-  phaseFrom: 'native_system_load_status',
+  freshness: 'sync_run_time',
+  phase: { from: 'native_system_load_status', withoutStatus: 'UNMAPPED' },
+  rest: {
+    collection: 'loads',
+    action: 'upsert',
+    summary: 'Upsert a load',
+    description: 'Creates or updates one load. Create the load before its legs and stops.',
+  },
+  graphql: {
+    input: 'LoadInput',
+    mutation: 'upsertLoad',
+    description: 'Creates or updates a load by its permalink; the same service as `POST /api/v1/loads/upsert`.',
+  },
   columns: {
     native_system_load_id: { column: 'tms_id', type: 'text' },
     native_system_load_status: { column: 'status', type: 'text' },

@@ -23,17 +23,27 @@ const meta = (importance: Importance, description: string): FieldMeta => ({
  * Presence follows importance: a `required` field must be present (null allowed unless the field is
  * non-nullable); `recommended` and `optional` fields may be left out.
  */
-function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string) {
+function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string, more: Record<string, unknown> = {}) {
   const nullable = schema.nullable();
-  return (importance === 'required' ? nullable : nullable.optional()).meta(meta(importance, description));
+  return (importance === 'required' ? nullable : nullable.optional()).meta({ ...meta(importance, description), ...more });
 }
 
 /** PostgreSQL text cannot hold U+0000: such a string is the client's error (400), not a failed write (500). */
 export const hasNoNul = (value: string) => !value.includes('\u0000');
 const noNul = { message: 'must not contain the NUL character (\\u0000)' };
 
-/** A string of at most `max` characters (JavaScript length) without NUL characters. */
-const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul);
+/**
+ * A lone UTF-16 surrogate (a JSON `\ud800` escape without its pair) is no character: jsonb refuses it
+ * (a failed write) and text columns would store U+FFFD instead (not what was sent). The client's error.
+ */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const isWellFormed = (value: string) => !loneSurrogate.test(value);
+/** The string with each lone surrogate replaced by U+FFFD (for naming a field that holds one). */
+export const toWellFormed = (value: string) => value.replace(new RegExp(loneSurrogate.source, 'g'), '\uFFFD');
+export const notWellFormed = 'must be well-formed Unicode (no lone surrogate \\uD800-\\uDFFF)';
+
+/** A string of at most `max` characters (JavaScript length) without NUL characters or lone surrogates. */
+const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul).refine(isWellFormed, { message: notWellFormed });
 
 /** A string that is never null: the record's own permalink (schema-required). */
 export const permalinkField = (description: string) => string(100).min(1).meta(meta('required', description));
@@ -42,8 +52,7 @@ export const permalinkField = (description: string) => string(100).min(1).meta(m
 export const text = (max: number, importance: Importance, description: string) => presence(string(max), importance, description);
 
 /** A nullable integer ≥ 1 (sequences). */
-export const position = (importance: Importance, description: string) =>
-  presence(z.int().min(1).max(2_147_483_647), importance, description);
+export const position = (importance: Importance, description: string) => presence(z.int().min(1).max(2_147_483_647), importance, description);
 
 /** A nullable number within a range (coordinates). */
 export const number = (min: number, max: number, importance: Importance, description: string) =>
@@ -59,15 +68,21 @@ export const isInDateRange = (value: string) => {
 };
 
 /** An ISO 8601 date-time with a zone (`Z` or an offset), years 0001 to 9999 once in UTC. */
-export const isoDateTime = () =>
-  z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' });
+export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' });
 
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
 export const dateTime = (importance: Importance, description: string) => presence(isoDateTime(), importance, description);
 
-/** A nullable value from a fixed list. */
-export const oneOf = <const T extends readonly [string, ...string[]]>(values: T, importance: Importance, description: string) =>
-  presence(z.enum(values), importance, description);
+/**
+ * A nullable value from a fixed list, each value with its description (`x-enumDescriptions`: shown by
+ * API reference pages, and the descriptions of the GraphQL enum's values).
+ */
+export const oneOf = <const T extends Record<string, string>>(values: T, importance: Importance, description: string) =>
+  presence(z.enum(Object.keys(values) as [keyof T & string, ...(keyof T & string)[]]), importance, description, { 'x-enumDescriptions': values });
+
+/** The value descriptions of a field built by `oneOf`. */
+export const enumDescriptionsOf = (schema: z.ZodType): Record<string, string> | undefined =>
+  z.globalRegistry.get(schema)?.['x-enumDescriptions'] as Record<string, string> | undefined;
 
 const validZones = new Map<string, boolean>();
 /** True for an IANA time zone name the runtime knows (cached: the check builds a formatter). */
@@ -85,12 +100,16 @@ export function isTimeZone(name: string): boolean {
   return valid;
 }
 
-/** A nullable IANA time zone name. */
+/** A nullable IANA time zone name (JSON Schema cannot list them: the description says so). */
 export const timeZone = (importance: Importance, description: string) =>
   presence(
-    z.string().max(64).refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago' }),
+    z
+      .string()
+      .max(64)
+      .refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago' })
+      .meta({ examples: ['America/Chicago'] }),
     importance,
-    description,
+    `${description} Must be a time zone name of the IANA tz database that the service knows (such as \`America/Chicago\` or \`UTC\`); anything else is a 400 \`validation_failed\`.`,
   );
 
 /**
@@ -99,10 +118,7 @@ export const timeZone = (importance: Importance, description: string) =>
  */
 export const whenValid = (fields: readonly string[]) => ({
   when: (payload: z.core.ParsePayload) =>
-    typeof payload.value === 'object' &&
-    payload.value !== null &&
-    !payload.issues.some((issue) => fields.includes(String(issue.path?.[0]))),
+    typeof payload.value === 'object' && payload.value !== null && !payload.issues.some((issue) => fields.includes(String(issue.path?.[0]))),
 });
 
 /** The fields of a body schema (the shape, for derivations). */
-export type BodyShape = Record<string, z.ZodType>;

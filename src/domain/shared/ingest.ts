@@ -1,43 +1,84 @@
 /**
- * The one ingestion path every record kind and both transports share: validate → one SQL statement
- * → outcome. `createIngester(spec)` compiles the validator and the statement once per kind.
+ * The ingestion use case every record kind and both transports share: validate → write → report to
+ * ingest accounting → typed outcome per record. `createIngestion(spec)` compiles the validator and
+ * the statement once per kind. Transports only translate: REST turns results into status codes and
+ * JSON, GraphQL into results and errors; neither reports to ingest accounting itself.
  */
-import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
-import { buildUpsertStatement } from '../../db/upsert-statement.js';
-import type { UpsertOutcome } from './outcome.js';
-import type { RecordSpec } from './record.js';
+import { buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
+import { AppError, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
+import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
+import type { RecordKind } from '../registry.js';
+import type { UpsertOutcome, UpsertStatus } from './outcome.js';
+import { tableOf, type RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
-import { assertValid, createValidator, type ValidRecord } from './validate.js';
+import { createValidator, type ValidRecord } from './validate.js';
 
-/** Who writes, where, and when (the service clock at the start of the request). */
+/** Who writes, where, by which path, and when (the service clock at the start of the request). */
 export interface IngestScope {
   db: Database;
+  recorder: IngestRecorder;
   tenant: TenantRef;
+  source: IngestSourceName;
   now: Date;
 }
 
 export interface IngestOptions {
   /** The caller's `sync_run_time`: a stored record fresher than it is left alone (`skipped`). */
   syncRunTime?: Date | null;
+  /** Problems of the request around the records (an unparseable `sync_run_time`), reported with each record's own. */
+  requestIssues?: readonly FieldIssue[];
 }
 
-const dateTypes = new Set(['timestamptz']);
+/** What happened to one record: its outcome, or the contract error that rejected it. */
+export type RecordResult = { ok: true; outcome: UpsertOutcome } | { ok: false; error: AppError };
 
-/** Compiles the validator and statement of one record kind. */
-export function createIngester(spec: RecordSpec) {
+/** Query parameters a sender may put in the body by mistake: there they are only unknown fields. */
+const queryParameters = ['sync_run_time'];
+
+/** The message's hint for unknown fields named like a query parameter ('' when none). */
+function hintFor(unknownFields: readonly string[]): string {
+  const misplaced = unknownFields.filter((field) => queryParameters.includes(field));
+  if (!misplaced.length) return '';
+  const names = misplaced.join(', ');
+  return ` ${names} in the body is not applied (kept in extra): send it as a query parameter (?${misplaced[0]}=…; GraphQL: the syncRunTime argument).`;
+}
+
+/** Most records one batch (a bulk request or mutation) may carry. */
+export const maxBatchRecords = 1000;
+
+/** A valid record waiting for its statement: its place in the request and its round (occurrence of its permalink). */
+interface Pending {
+  index: number;
+  row: UpsertRow;
+  present: string[];
+  round: number;
+}
+
+/** Compiles the use case of one record kind. */
+export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
   const validate = createValidator(spec);
-  const statement = buildUpsertStatement(spec);
+  const statement = buildUpsertStatement(tableOf(spec));
   const columnEntries = Object.entries(spec.columns);
+  const honoursSyncRunTime = spec.freshness === 'sync_run_time';
   const lower = spec.label.toLowerCase();
 
-  function statementValues(tenant: TenantRef, { body }: ValidRecord) {
+  const permalinkOf = (input: unknown) => {
+    const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[spec.permalinkField] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  };
+
+  function report(scope: IngestScope, results: readonly ReportedResult[]) {
+    reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now }, results);
+  }
+
+  /** A valid record as a statement row, with the columns its body carried; throws when a required parent cannot be named. */
+  function toRow(tenant: TenantRef, { body, extra }: ValidRecord) {
     const present: string[] = [];
-    const values = columnEntries.map(([field, { column, type }]) => {
+    const values = columnEntries.map(([field, { column }]) => {
       if (!(field in body)) return null;
       present.push(column);
-      const value = body[field];
-      return dateTypes.has(type) && typeof value === 'string' ? new Date(value) : value;
+      return body[field];
     });
     const parents = spec.parents.map((parent) => {
       const permalink = body[parent.field];
@@ -51,42 +92,122 @@ export function createIngester(spec: RecordSpec) {
       }
       return resolved;
     });
-    return { present, values, parents };
+    return { row: { permalink: body[spec.permalinkField] as string, values, parents, extra }, present };
   }
 
-  async function ingest(scope: IngestScope, input: unknown, options: IngestOptions = {}): Promise<UpsertOutcome> {
-    const syncRunTime = options.syncRunTime ?? null;
-    const record = assertValid(validate(scope.tenant, input, { syncRunTime, now: scope.now }));
-    const permalink = record.body[spec.permalinkField] as string;
-    const { present, values, parents } = statementValues(scope.tenant, record);
-    const params = statement.params({
-      tenantId: scope.tenant.id,
-      permalink,
-      now: scope.now,
-      syncRunTime: spec.appendOnly ? null : syncRunTime,
-      present,
-      extra: record.extra,
-      values,
-      parents,
+  /** The outcome of a row the statement handled, or the parent_not_found error. */
+  function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
+    const { permalink } = row;
+    const unknownFields = Object.keys(row.extra);
+    const outcome = (status: UpsertStatus, message: string): RecordResult => ({
+      ok: true,
+      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields },
     });
-    const [row] = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
-    const result = statement.read(row ?? {});
-
     const missing = spec.parents.flatMap((parent, i) =>
-      result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${parents[i]} exists for this tenant` }] : [],
+      result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
     );
     if (missing.length) {
-      throw new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${missing.map((m) => m.field).join(', ')}.`, missing);
+      const fields = missing.map((m) => m.field).join(', ');
+      return { ok: false, error: new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${fields}.`, missing) };
     }
     if (result.inserted === null) {
-      return spec.appendOnly
-        ? { status: 'duplicate', message: `${spec.label} ${permalink} was already received; the stored record is unchanged.`, permalink }
-        : { status: 'skipped', message: `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`, permalink };
+      return spec.freshness === 'append_only'
+        ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
+        : outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`);
     }
-    return { status: 'processed', message: `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`, permalink };
+    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`);
   }
 
-  return { spec, validate, ingest };
+  /**
+   * Ingests records in request order and reports each to ingest accounting: validation first, then
+   * a few set-based statements: the n-th occurrence of a permalink goes to round n (a repeated
+   * permalink is written after its earlier occurrence, as two requests in order), and within a round
+   * the rows carrying the same fields share one statement. A record the contract rejects gets its error in the
+   * results; a failure of the database itself (503/500) is reported for every record not yet
+   * written and thrown, since the request cannot be answered record by record.
+   */
+  async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
+    const syncRunTime = honoursSyncRunTime ? (options.syncRunTime ?? null) : null;
+    const requestIssues = options.requestIssues ?? [];
+    const results: (RecordResult | undefined)[] = new Array(records.length);
+    const pending: Pending[] = [];
+    const seen = new Map<string, number>();
+    records.forEach((input, index) => {
+      try {
+        const checked = validate(scope.tenant, input, { syncRunTime, now: scope.now });
+        if (requestIssues.length || !checked.ok) throw validationFailed([...requestIssues, ...(checked.ok ? [] : checked.issues)]);
+        const { row, present } = toRow(scope.tenant, checked.record);
+        const round = seen.get(row.permalink) ?? 0;
+        seen.set(row.permalink, round + 1);
+        pending.push({ index, row, present, round });
+      } catch (thrown) {
+        if (!(thrown instanceof AppError)) throw thrown;
+        results[index] = { ok: false, error: thrown };
+      }
+    });
+
+    const groups = new Map<string, Pending[]>();
+    for (const p of pending) {
+      const key = `${p.round}:${p.present.join(',')}`;
+      const group = groups.get(key);
+      if (group) group.push(p);
+      else groups.set(key, [p]);
+    }
+    const statements = [...groups.values()].sort((a, b) => a[0]!.round - b[0]!.round);
+    try {
+      for (const group of statements) {
+        const params = statement.params({
+          tenantId: scope.tenant.id,
+          now: scope.now,
+          syncRunTime,
+          present: group[0]!.present,
+          rows: group.map((p) => p.row),
+        });
+        const rows = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
+        statement.read(rows, group.length).forEach((result, i) => {
+          const p = group[i]!;
+          results[p.index] = outcomeOf(p.row, result);
+        });
+      }
+    } catch (thrown) {
+      const error = toAppError(thrown);
+      report(
+        scope,
+        records.map((input, i) => resultReport(results[i] ?? { ok: false, error }, input)),
+      );
+      throw thrown;
+    }
+    const done = results as RecordResult[];
+    report(
+      scope,
+      records.map((input, i) => resultReport(done[i]!, input)),
+    );
+    return done;
+  }
+
+  const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
+    result.ok
+      ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
+      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input) };
+
+  return {
+    spec,
+    honoursSyncRunTime,
+    ingest,
+    /** Ingests one record: its outcome, or its contract error thrown (reported either way). */
+    async ingestOne(scope: IngestScope, input: unknown, options?: IngestOptions): Promise<UpsertOutcome> {
+      const [result] = await ingest(scope, [input], options);
+      if (!result!.ok) throw result!.error;
+      return result!.outcome;
+    },
+    /**
+     * Reports a request rejected before its records could be read (its `Service-Ingest-Source`,
+     * content type, size or JSON): one rejection, with the record's permalink when the body has one.
+     */
+    rejectRequest(scope: IngestScope, thrown: unknown, body?: unknown) {
+      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body) }]);
+    },
+  };
 }
 
-export type Ingester = ReturnType<typeof createIngester>;
+export type Ingestion = ReturnType<typeof createIngestion>;

@@ -5,4 +5,6 @@ export interface UpsertOutcome {
   status: UpsertStatus;
   message: string;
   permalink: string;
+  /** Body fields the contract does not name (kept in `extra`), so typos do not go unnoticed. */
+  unknownFields: string[];
 }

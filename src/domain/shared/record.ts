@@ -1,56 +1,101 @@
 /**
- * How one record kind maps from its contract body to its table. A record spec is declared once per
- * kind (`domain/<kind>/schema.ts`) and drives the single-statement upsert (db/upsert-statement.ts),
- * the permalink rules and the GraphQL/OpenAPI derivations.
+ * A record kind, declared once in its folder (`domain/<kind>/schema.ts`) with `defineRecord`: its zod
+ * body, its column mapping, its parents, its freshness mode and the names its transports use. The
+ * registry (`domain/registry.ts`) lists the kinds; the ingestion use case, the REST routes, the
+ * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-
-/** The five record kinds, in the order a TMS posts them the first time. */
-export const recordKinds = ['carrier', 'load', 'load_leg', 'stop', 'load_update'] as const;
-export type RecordKind = (typeof recordKinds)[number];
-
-/** SQL type of a column, used for parameter casts. */
-export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
-
-export interface ColumnSpec {
-  column: string;
-  type: ColumnType;
-}
+import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/upsert-statement.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
-export interface ParentSpec {
+export interface ParentSpec<Field extends string = string> extends ParentColumn {
   /** Body field holding the parent's permalink. */
-  field: string;
+  field: Field;
   /** Body field holding the parent's TMS id: builds `<id>-<tenant slug>` when the permalink is null. */
   idField?: string;
-  /** Parent table and the foreign-key column of this record's table. */
-  table: string;
-  column: string;
-  /** Every leg has a load, every stop a leg, every update a load; a leg's carrier is optional. */
-  required: boolean;
 }
 
-export interface RecordSpec<Body extends z.ZodType = z.ZodType> {
-  kind: RecordKind;
-  /** Human name used in messages ("Load", "Load leg"). */
+/** The REST names of a kind: `POST /api/v1/<collection>/<action>` (and `/bulk_<action>`). */
+export interface RestNames {
+  collection: string;
+  /** `upsert` for records that change, `create` for append-only ones. */
+  action: 'upsert' | 'create';
+  summary: string;
+  description: string;
+}
+
+/** The GraphQL names of a kind: its input type and its ingestion mutation. */
+export interface GraphqlNames {
+  input: string;
+  mutation: string;
+  description: string;
+  /** GraphQL enum name per enum field (default: the field name in PascalCase). */
+  enumNames?: Record<string, string>;
+}
+
+type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
+
+/** Any zod object body (the declared shape is checked by `defineRecord`). */
+// biome-ignore lint/suspicious/noExplicitAny: zod objects are invariant in their shape.
+type AnyBody = z.ZodObject<any, any>;
+
+export interface RecordSpec<Kind extends string = string> {
+  /** The kind's name in ingest accounting, metrics and `IngestRecordKind` (snake_case). */
+  kind: Kind;
+  /** Human name used in messages ("Load", "Load leg"); its plural names the kind in docs. */
   label: string;
   table: string;
-  body: Body;
+  body: AnyBody;
   /** Body field of the record's own permalink (schema-required, never null). */
   permalinkField: string;
   /** Contract field → column, for every contract field stored as a column. */
-  columns: Record<string, ColumnSpec>;
+  columns: Readonly<Record<string, ColumnSpec>>;
   parents: readonly ParentSpec[];
-  /** Load updates are append-only: a repeated permalink is a `duplicate`. */
-  appendOnly?: boolean;
-  /** Whether the record carries a phase translated from the named status field. */
-  phaseFrom?: string;
+  freshness: Freshness;
   /**
-   * The phase of a record without a status (null or blank): a load is `UNMAPPED` until its TMS says
-   * more (the default); a load update without one (a GPS ping) has no phase at all (null).
+   * The phase translated from the named status field; `withoutStatus` is the phase of a record
+   * without a status (null or blank): a load is `UNMAPPED`, a load update (a GPS ping) has none.
    */
-  phaseWithoutStatus?: 'UNMAPPED' | null;
+  phase?: { from: string; withoutStatus: 'UNMAPPED' | null };
+  rest: RestNames;
+  graphql: GraphqlNames;
 }
 
-/** Identity function that keeps a spec's literal types. */
-export const defineRecord = <Body extends z.ZodType>(spec: RecordSpec<Body>) => spec;
+/**
+ * Declares a record kind. Every body field but the record's own permalink and its parents' permalinks
+ * must be mapped to a column (a field left out, or a column for an unknown field, is a type error).
+ */
+export function defineRecord<
+  const Kind extends string,
+  Body extends z.ZodObject,
+  const Permalink extends FieldOf<Body>,
+  const ParentField extends FieldOf<Body> = never,
+>(
+  spec: Omit<RecordSpec<Kind>, 'body' | 'permalinkField' | 'columns' | 'parents' | 'phase'> & {
+    body: Body;
+    permalinkField: Permalink;
+    phase?: { from: Exclude<FieldOf<Body>, Permalink | ParentField>; withoutStatus: 'UNMAPPED' | null };
+    parents: readonly ParentSpec<ParentField>[];
+    columns: { readonly [F in Exclude<FieldOf<Body>, Permalink | ParentField>]: ColumnSpec };
+  },
+): RecordSpec<Kind> {
+  return spec;
+}
+
+/** The REST path of a kind's single-record route: `POST /api/v1/<collection>/<action>`. */
+export const restPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/${spec.rest.action}`;
+
+/** The REST path of a kind's bulk route: `POST /api/v1/<collection>/bulk_<action>`. */
+export const bulkRestPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/bulk_${spec.rest.action}`;
+
+/** The table a record kind is written to, as the SQL builders see it. */
+export function tableOf(spec: RecordSpec): RecordTable {
+  return {
+    name: spec.kind,
+    table: spec.table,
+    columns: Object.values(spec.columns),
+    parents: spec.parents,
+    freshness: spec.freshness,
+    phase: spec.phase && { statusColumn: spec.columns[spec.phase.from]!.column, withoutStatus: spec.phase.withoutStatus },
+  };
+}

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../../errors.js';
-import { hasNoNul } from './fields.js';
+import { hasNoNul, isWellFormed, notWellFormed, toWellFormed } from './fields.js';
 import type { RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
 
@@ -21,14 +21,14 @@ export interface ValidRecord {
 
 export type Validation = { ok: true; record: ValidRecord } | { ok: false; issues: FieldIssue[] };
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): FieldIssue {
+function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, nullable: ReadonlySet<string>): FieldIssue {
   const field = issue.path.map(String).join('.');
   const [key] = issue.path;
   if (issue.code !== 'custom' && issue.path.length === 1 && typeof key === 'string' && !Object.hasOwn(input, key)) {
-    return { field, issue: 'is required (send null when unknown)' };
+    // Only a field that takes null may be sent as null (the record's own permalink may not).
+    return { field, issue: nullable.has(key) ? 'is required (send null when unknown)' : 'is required' };
   }
   if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
     return { field, issue: `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`} or null` };
@@ -60,28 +60,32 @@ export function syncRunTimeIssue(syncRunTime: Date | null | undefined, now: Date
 }
 
 /**
- * Issues for NUL characters anywhere in the extra fields (keys or string values): PostgreSQL's jsonb
- * cannot store U+0000, so they are the client's error, named by their path.
+ * Issues for text PostgreSQL cannot store anywhere in the extra fields (keys or string values): NUL
+ * characters and lone surrogates (jsonb refuses both), so they are the client's error, named by
+ * their path.
  */
 export function nulIssues(value: unknown, path = ''): FieldIssue[] {
-  if (typeof value === 'string') return hasNoNul(value) ? [] : [{ field: path, issue: 'must not contain the NUL character (\\u0000)' }];
+  if (typeof value === 'string') {
+    if (!hasNoNul(value)) return [{ field: path, issue: 'must not contain the NUL character (\\u0000)' }];
+    return isWellFormed(value) ? [] : [{ field: path, issue: notWellFormed }];
+  }
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([key, inner]) => {
     const field = path ? `${path}.${key}` : key;
-    return hasNoNul(key) ? nulIssues(inner, field) : [{ field: field.replaceAll('\u0000', '\\u0000'), issue: 'must not contain the NUL character (\\u0000) in its name' }];
+    if (!hasNoNul(key)) return [{ field: field.replaceAll('\u0000', '\\u0000'), issue: 'must not contain the NUL character (\\u0000) in its name' }];
+    if (!isWellFormed(key)) return [{ field: toWellFormed(field), issue: `${notWellFormed} in its name` }];
+    return nulIssues(inner, field);
   });
 }
 
 /** Compiles the validator of one record kind (field lists are computed once). */
 export function createValidator(spec: RecordSpec) {
   const permalinks = permalinkFields(spec);
-  const known = new Set(Object.keys((spec.body as unknown as z.ZodObject).shape));
+  const shape = (spec.body as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
+  const known = new Set(Object.keys(shape));
+  const nullable = new Set(Object.keys(shape).filter((field) => shape[field]!.safeParse(null).success));
 
-  return function validateRecord(
-    tenant: TenantRef,
-    input: unknown,
-    options: { syncRunTime?: Date | null; now: Date },
-  ): Validation {
+  return function validateRecord(tenant: TenantRef, input: unknown, options: { syncRunTime?: Date | null; now: Date }): Validation {
     if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }] };
     const company = input.company_permalink;
     if (typeof company === 'string' && company !== tenant.slug) {
@@ -91,7 +95,7 @@ export function createValidator(spec: RecordSpec) {
     }
     const issues: FieldIssue[] = [];
     const parsed = spec.body.safeParse(input);
-    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => describeIssue(i, input)));
+    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => describeIssue(i, input, nullable)));
     for (const field of permalinks) {
       const value = input[field];
       if (typeof value !== 'string') continue;

@@ -1,11 +1,12 @@
-import { builder } from '../../graphql/builder.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { tenantOf, writableTenantOf } from '../tenant/graphql.js';
+import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { removeStatusMapping, setStatusMapping } from './service.js';
 
 builder.prismaObject('StatusMapping', {
   description: 'Maps one TMS status text (compared trimmed and case-insensitively) to a phase.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     status: t.exposeString('status', { description: 'The status as the operator entered it (trimmed).' }),
     phase: t.expose('phase', { type: PhaseEnum, description: 'The phase loads with this status are in.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When the mapping was last set.' }),

@@ -11,11 +11,7 @@ import { Phase as Phases } from '../../db/generated/prisma/enums.js';
 export const phases = Object.values(Phases) as Phase[];
 
 /** The comparison key of a status: trimmed, lower case. */
-export const statusKey = (status: string) => status.trim().toLowerCase();
-
-/** SQL for the phase of a status (both SQL expressions), as `statusKey` compares: what every write path stores. */
-export const phaseSql = (tenantId: string, status: string) =>
-  `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`;
+const statusKey = (status: string) => status.trim().toLowerCase();
 
 function requireStatus(status: string) {
   const key = statusKey(status);
@@ -25,6 +21,7 @@ function requireStatus(status: string) {
   return key;
 }
 
+/** The tenant's status mappings, by status key (CLI `list-status-mappings`). */
 export async function listStatusMappings(db: Database, tenantId: string) {
   return db.prisma.statusMapping.findMany({ where: { tenantId }, orderBy: { statusKey: 'asc' } });
 }

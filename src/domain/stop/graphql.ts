@@ -1,17 +1,14 @@
-import { StopType as StopTypes } from '../../db/generated/prisma/enums.js';
-import { builder } from '../../graphql/builder.js';
+import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { sharedEnum } from '../../graphql/enums.js';
-import { ingestMutation } from '../../graphql/ingest-mutation.js';
-import { zodInput } from '../../graphql/zod-input.js';
-import { tenantOf } from '../tenant/graphql.js';
-import { StopUpsert } from './schema.js';
-import { stopIngester } from './service.js';
+import { tenantOf } from '../../graphql/context.js';
+import { stopTypes } from './schema.js';
 
-const StopTypeEnum = sharedEnum('StopType', Object.values(StopTypes), 'Kind of stop: `pickup` or `delivery`.');
+const StopTypeEnum = sharedEnum('StopType', stopTypes, 'Kind of stop (REST `stop_type`: `pickup` or `delivery`).');
 
 export const StopObject = builder.prismaObject('Stop', {
   description: 'A pickup or delivery on a leg.',
   fields: (t) => ({
+    id: t.exposeID('id', { description: recordIdDescription }),
     permalink: t.exposeString('permalink', { description: '`native_system_stop_permalink`: `<stop id>-<company_permalink>`.' }),
     tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_stop_id`: the TMS id of the stop.' }),
     sequence: t.exposeInt('sequence', { nullable: true, description: 'Position within the leg (1-based).' }),
@@ -48,11 +45,3 @@ builder.queryField('stop', (t) =>
       ctx.services.db.prisma.stop.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
   }),
 );
-
-ingestMutation('upsertStop', {
-  ingester: stopIngester,
-  input: zodInput('StopInput', StopUpsert, { description: 'A stop, as the REST `StopUpsert` body.', enumNames: { stop_type: 'StopType' } }),
-  honoursSyncRunTime: true,
-  takesSyncRunTime: true,
-  description: 'Creates or updates a stop by its permalink; the same service as `POST /api/v1/stops/upsert`.',
-});

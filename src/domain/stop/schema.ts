@@ -2,12 +2,18 @@ import { z } from 'zod';
 import { dateTime, number, oneOf, permalinkField, position, text, timeZone, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
+/** The kinds of stop (`stop_type`), each with its description. */
+export const stopTypes = {
+  pickup: 'A pickup: freight is loaded here.',
+  delivery: 'A delivery: freight is unloaded here.',
+} as const;
+
 const fields = z.looseObject({
   native_system_stop_permalink: permalinkField('Unique key of the stop, `<stop id>-<company_permalink>`.'),
   native_system_stop_id: text(100, 'required', 'The TMS id of the stop.'),
   native_system_load_leg_permalink: text(100, 'required', 'Parent leg, `<leg id>-<company_permalink>` (must exist).'),
   stop_sequence: position('required', 'Position of the stop within the leg (1-based).'),
-  stop_type: oneOf(['pickup', 'delivery'], 'required', 'Kind of stop: `pickup` or `delivery`.'),
+  stop_type: oneOf(stopTypes, 'required', 'Kind of stop: `pickup` or `delivery`.'),
   company_permalink: text(100, 'optional', 'The tenant slug.'),
   location_name: text(250, 'recommended', 'Facility name.'),
   address_line1: text(250, 'recommended', 'Street address, first line.'),
@@ -44,7 +50,21 @@ export const StopUpsert = fields
       }
     }
   }, whenValid(ordered.flat()))
-  .meta({ id: 'StopUpsert', description: 'One pickup or delivery on a leg, upserted by `native_system_stop_permalink`.' });
+  .meta({
+    id: 'StopUpsert',
+    description: 'One pickup or delivery on a leg, upserted by `native_system_stop_permalink`.',
+    examples: [
+      {
+        native_system_stop_permalink: 'S1-demo',
+        native_system_stop_id: 'S1',
+        native_system_load_leg_permalink: 'G1-demo',
+        stop_sequence: 1,
+        stop_type: 'pickup',
+        city: 'Chicago',
+        timezone: 'America/Chicago',
+      },
+    ],
+  });
 export type StopUpsert = z.infer<typeof StopUpsert>;
 
 export const stopRecord = defineRecord({
@@ -53,6 +73,19 @@ export const stopRecord = defineRecord({
   table: 'stops',
   body: StopUpsert,
   permalinkField: 'native_system_stop_permalink',
+  freshness: 'sync_run_time',
+  rest: {
+    collection: 'stops',
+    action: 'upsert',
+    summary: 'Upsert a stop',
+    description: 'Creates or updates one pickup or delivery. The parent leg must exist.',
+  },
+  graphql: {
+    input: 'StopInput',
+    mutation: 'upsertStop',
+    description: 'Creates or updates a stop by its permalink; the same service as `POST /api/v1/stops/upsert`.',
+    enumNames: { stop_type: 'StopType' },
+  },
   columns: {
     native_system_stop_id: { column: 'tms_id', type: 'text' },
     stop_sequence: { column: 'sequence', type: 'int' },
@@ -75,7 +108,5 @@ export const stopRecord = defineRecord({
     reference_number: { column: 'reference_number', type: 'text' },
     native_system_stop_status: { column: 'status', type: 'text' },
   },
-  parents: [
-    { field: 'native_system_load_leg_permalink', idField: 'native_system_load_leg_id', table: 'load_legs', column: 'leg_id', required: true },
-  ],
+  parents: [{ field: 'native_system_load_leg_permalink', idField: 'native_system_load_leg_id', table: 'load_legs', column: 'leg_id', required: true }],
 });

@@ -19,11 +19,19 @@ function newApiKey() {
   return { apiKey, hash: hashApiKey(apiKey), prefix: apiKey.slice(0, 12) };
 }
 
-const tenantRef = (t: { id: string; slug: string; name: string; tmsUrlTemplate: string | null }): TenantRef => ({
+const tenantRef = (t: {
+  id: string;
+  slug: string;
+  name: string;
+  tmsUrlTemplate: string | null;
+  rateLimitPerSecond: number | null;
+  rateLimitBurst: number | null;
+}): TenantRef => ({
   id: t.id,
   slug: t.slug,
   name: t.name,
   tmsUrlTemplate: t.tmsUrlTemplate,
+  rateLimit: { perSecond: t.rateLimitPerSecond, burst: t.rateLimitBurst },
 });
 
 /** A tenant with this slug exists already (the unique constraint on `tenants.slug` decides). */
@@ -50,9 +58,7 @@ export async function createTenant(db: Database, input: CreateTenantInput): Prom
     ]);
   }
   if (input.tmsUrlTemplate != null && !input.tmsUrlTemplate.includes('{key}')) {
-    throw new AppError('validation_failed', 'The TMS URL template must contain {key}.', [
-      { field: 'tmsUrlTemplate', issue: 'must contain {key}' },
-    ]);
+    throw new AppError('validation_failed', 'The TMS URL template must contain {key}.', [{ field: 'tmsUrlTemplate', issue: 'must contain {key}' }]);
   }
   if (!input.name.trim() || input.name.length > 250) {
     throw new AppError('validation_failed', 'A tenant name must have 1 to 250 characters.', [{ field: 'name', issue: 'must have 1 to 250 characters' }]);
@@ -156,6 +162,30 @@ export async function setStaleInterval(db: Database, slug: string, source: Inges
       : await db.sql.query<{ seconds: number }>(`UPDATE tenants SET ${column} = $2 WHERE slug = $1 RETURNING ${column} AS seconds`, [slug, seconds]);
   if (!row) throw new AppError('not_found', `No tenant "${slug}".`);
   return row.seconds;
+}
+
+/** Bounds of a tenant's rate limit: records per second (0 = no limit) and bucket size. */
+export const rateLimitRange = { perSecond: { min: 0, max: 1_000_000 }, burst: { min: 1, max: 10_000_000 } } as const;
+
+/**
+ * Sets the tenant's ingestion rate limit: records per second (0 = no limit) and optionally the
+ * bucket size, or `null` for the service defaults (RATE_LIMIT_RECORDS_PER_SECOND, RATE_LIMIT_BURST).
+ * Returns what is stored. Running servers pick it up with the tenant's next key lookup (≤ 30 s).
+ */
+export async function setRateLimit(db: Database, slug: string, perSecond: number | null, burst: number | null = null) {
+  const { perSecond: rate, burst: size } = rateLimitRange;
+  const inRange = (v: number | null, r: { min: number; max: number }) => v === null || (Number.isInteger(v) && v >= r.min && v <= r.max);
+  if (!inRange(perSecond, rate) || !inRange(burst, size)) {
+    throw new AppError('validation_failed', `The rate must be ${rate.min}–${rate.max} records per second and the burst ${size.min}–${size.max} records.`, [
+      { field: 'rate', issue: `records per second from ${rate.min} to ${rate.max} (0 = no limit)` },
+    ]);
+  }
+  const [row] = await db.sql.query<{ per_second: number | null; burst: number | null }>(
+    'UPDATE tenants SET rate_limit_per_second = $2, rate_limit_burst = $3 WHERE slug = $1 RETURNING rate_limit_per_second AS per_second, rate_limit_burst AS burst',
+    [slug, perSecond, burst],
+  );
+  if (!row) throw new AppError('not_found', `No tenant "${slug}".`);
+  return { perSecond: row.per_second, burst: row.burst };
 }
 
 export async function countTenants(db: Database): Promise<number> {

@@ -130,7 +130,12 @@ describe.each(targets)('tenant CLI on $name', { timeout: 120_000 }, ({ create })
 
   test('commands naming an unknown tenant exit 3', async () => {
     const nobody = uniqueSlug('nobody');
-    for (const args of [['rotate-key', nobody], ['revoke-key', nobody], ['map-status', nobody, 'Booked', 'COVERED'], ['set-stale-interval', nobody, 'pull', '600']]) {
+    for (const args of [
+      ['rotate-key', nobody],
+      ['revoke-key', nobody],
+      ['map-status', nobody, 'Booked', 'COVERED'],
+      ['set-stale-interval', nobody, 'pull', '600'],
+    ]) {
       const res = await cli(...args);
       expect(res.code, args.join(' ')).toBe(3);
       expect(res.stderr).toContain(`No tenant "${nobody}"`);

@@ -11,8 +11,18 @@ describe('editLoad', () => {
     const load = await seed(api, routes.load, loadBody(tenant, { customer_name: 'Acme' }));
     testApp.clock.advance(60_000);
     const now = testApp.clock.now();
-    const data = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { bolNumber: 'BOL-EDITED', poNumber: null, extra: { note: 'called' } } });
-    expect(data.editLoad).toMatchObject({ permalink: load.native_system_load_permalink, bolNumber: 'BOL-EDITED', poNumber: null, customerName: 'Acme', status: 'Booked', extra: { note: 'called' } });
+    const data = await gqlData(api, editLoad, {
+      p: load.native_system_load_permalink,
+      patch: { bolNumber: 'BOL-EDITED', poNumber: null, extra: { note: 'called' } },
+    });
+    expect(data.editLoad).toMatchObject({
+      permalink: load.native_system_load_permalink,
+      bolNumber: 'BOL-EDITED',
+      poNumber: null,
+      customerName: 'Acme',
+      status: 'Booked',
+      extra: { note: 'called' },
+    });
     expect(Date.parse(data.editLoad.changedAt)).toBeGreaterThanOrEqual(now.getTime());
     expect(Date.parse(data.editLoad.changedAt) - now.getTime()).toBeLessThan(60_000);
   });
@@ -28,7 +38,9 @@ describe('editLoad', () => {
     testApp.clock.advance(60_000);
     const fresh = await api.post(`${routes.load}?sync_run_time=${testApp.clock.now().toISOString()}`, { ...load, bol_number: 'TMS-FRESH' });
     expect(fresh.body).toMatchObject({ status: 'processed' });
-    expect((await gqlData(api, 'query ($p: String!) { load(permalink: $p) { bolNumber } }', { p: load.native_system_load_permalink })).load.bolNumber).toBe('TMS-FRESH');
+    expect((await gqlData(api, 'query ($p: String!) { load(permalink: $p) { bolNumber } }', { p: load.native_system_load_permalink })).load.bolNumber).toBe(
+      'TMS-FRESH',
+    );
   });
 
   test('a status change re-derives the phase from the mapping and is recorded in the phase history', async ({ api, tenant }) => {
@@ -38,7 +50,10 @@ describe('editLoad', () => {
     expect(delivered.editLoad).toMatchObject({
       status: ' DELIVERED ',
       phase: 'DELIVERED',
-      phaseHistory: [{ fromPhase: null, toPhase: 'UNMAPPED', status: 'Booked' }, { fromPhase: 'UNMAPPED', toPhase: 'DELIVERED', status: ' DELIVERED ' }],
+      phaseHistory: [
+        { fromPhase: null, toPhase: 'UNMAPPED', status: 'Booked' },
+        { fromPhase: 'UNMAPPED', toPhase: 'DELIVERED', status: ' DELIVERED ' },
+      ],
     });
     const other = await gqlData(api, editLoad, { p: load.native_system_load_permalink, patch: { customerName: 'No status change' } });
     expect(other.editLoad.phase).toBe('DELIVERED');

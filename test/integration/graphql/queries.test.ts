@@ -11,7 +11,10 @@ describe('viewer', () => {
 });
 
 describe('load(permalink)', () => {
-  test('answers every field of the load, its legs in sequence, each with carrier and stops in sequence, updates newest first and the phase history', async ({ api, tenant }) => {
+  test('answers every field of the load, its legs in sequence, each with carrier and stops in sequence, updates newest first and the phase history', async ({
+    api,
+    tenant,
+  }) => {
     const carrier = await seed(api, routes.carrier, fullBodies.carrier(tenant, { extra_carrier_field: 'x' }));
     const load = await seed(api, routes.load, fullBodies.load(tenant, { custom_flag: true }));
     const leg2 = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, load, carrier, { load_leg_sequence: 2 }));
@@ -19,7 +22,11 @@ describe('load(permalink)', () => {
     const stopB = await seed(api, routes.stop, fullBodies.stop(tenant, leg2, { stop_sequence: 2, stop_type: 'delivery' }));
     const stopA = await seed(api, routes.stop, stopBody(tenant, leg2, { stop_sequence: 1 }));
     const older = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T10:00:00Z', message: 'older' }));
-    const newer = await seed(api, routes.loadUpdate, fullBodies.loadUpdate(tenant, load, leg2, { occurred_at: '2026-11-21T10:00:00Z', message: 'newer', update_type: 'gps_ping' }));
+    const newer = await seed(
+      api,
+      routes.loadUpdate,
+      fullBodies.loadUpdate(tenant, load, leg2, { occurred_at: '2026-11-21T10:00:00Z', message: 'newer', update_type: 'gps_ping' }),
+    );
 
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { ${loadTreeFields} } }`, { p: load.native_system_load_permalink });
     const l = data.load;
@@ -54,11 +61,17 @@ describe('load(permalink)', () => {
       status: 'Dispatched',
       loadUniqueKey: leg2.native_system_load_unique_key,
       load: { permalink: load.native_system_load_permalink },
-      carrier: { permalink: carrier.native_system_carrier_permalink, name: carrier.carrier_name, mcNumber: carrier.mc_number, email: 'dispatch@example.com', extra: { extra_carrier_field: 'x' } },
+      carrier: {
+        permalink: carrier.native_system_carrier_permalink,
+        name: carrier.carrier_name,
+        mcNumber: carrier.mc_number,
+        email: 'dispatch@example.com',
+        extra: { extra_carrier_field: 'x' },
+      },
     });
     expect(second.stops.map((s: { permalink: string }) => s.permalink)).toEqual([stopA.native_system_stop_permalink, stopB.native_system_stop_permalink]);
     expect(second.stops[1]).toMatchObject({
-      type: 'delivery',
+      type: 'DELIVERY',
       locationName: 'Acme DC',
       addressLine1: '1 Main St',
       postalCode: '60601',
@@ -70,14 +83,22 @@ describe('load(permalink)', () => {
       status: 'Arrived',
     });
     expect(l.updates.map((u: { message: string }) => u.message)).toEqual(['newer', 'older']);
-    expect(l.updates[0]).toMatchObject({ permalink: newer.native_system_load_update_permalink, type: 'gps_ping', status: 'In Transit', phase: 'UNMAPPED', source: 'ELD', eta: '2026-11-24T10:00:00.000Z' });
+    expect(l.updates[0]).toMatchObject({
+      permalink: newer.native_system_load_update_permalink,
+      type: 'GPS_PING',
+      status: 'In Transit',
+      phase: 'UNMAPPED',
+      source: 'ELD',
+      eta: '2026-11-24T10:00:00.000Z',
+    });
     expect(older.native_system_load_update_permalink).toBe(l.updates[1].permalink);
     expect(l.phaseHistory).toEqual([{ fromPhase: null, toPhase: 'UNMAPPED', status: 'Booked', changedAt: expect.any(String) }]);
   });
 
   test('updates(first) returns only the newest ones', async ({ api, tenant }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
-    for (const day of [20, 22, 21]) await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z`, message: `day ${day}` }));
+    for (const day of [20, 22, 21])
+      await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z`, message: `day ${day}` }));
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { updates(first: 2) { message } } }`, { p: load.native_system_load_permalink });
     expect(data.load.updates).toEqual([{ message: 'day 22' }, { message: 'day 21' }]);
   });
@@ -108,8 +129,12 @@ describe('Load.tmsUrl', () => {
     const noTemplate = await seed(api, routes.load, loadBody(tenant));
     await seed(api, routes.loadLeg, loadLegBody(tenant, noTemplate, { native_system_load_unique_key: 'K1' }));
 
-    expect((await gqlData(templated, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: keyless.native_system_load_permalink })).load.tmsUrl).toBeNull();
-    expect((await gqlData(api, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: noTemplate.native_system_load_permalink })).load.tmsUrl).toBeNull();
+    expect(
+      (await gqlData(templated, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: keyless.native_system_load_permalink })).load.tmsUrl,
+    ).toBeNull();
+    expect(
+      (await gqlData(api, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: noTemplate.native_system_load_permalink })).load.tmsUrl,
+    ).toBeNull();
   });
 });
 
@@ -132,9 +157,7 @@ describe('loads(filter)', () => {
 
     const data = await gqlData(api, loadsQuery, { filter: { search: ' Needle ' } });
     expect(data.loads.totalCount).toBe(6);
-    expect(permalinksOf(data)).toEqual(
-      [byCustomerRef, byBol, byPo, byLegRef, byPickupRef, byStopRef].map((l) => l.native_system_load_permalink).sort(),
-    );
+    expect(permalinksOf(data)).toEqual([byCustomerRef, byBol, byPo, byLegRef, byPickupRef, byStopRef].map((l) => l.native_system_load_permalink).sort());
     expect(permalinksOf(await gqlData(api, loadsQuery, { filter: { search: 'needle-5' } }))).toEqual([byPickupRef.native_system_load_permalink]);
   });
 
@@ -174,7 +197,12 @@ describe('loadLeg, stop, carrier', () => {
       carrier: { permalink: carrier.native_system_carrier_permalink },
       stops: [{ permalink: stop.native_system_stop_permalink }],
     });
-    expect(data.stop).toEqual({ permalink: stop.native_system_stop_permalink, city: 'Chicago', referenceNumber: stop.reference_number, leg: { permalink: leg.native_system_load_leg_permalink } });
+    expect(data.stop).toEqual({
+      permalink: stop.native_system_stop_permalink,
+      city: 'Chicago',
+      referenceNumber: stop.reference_number,
+      leg: { permalink: leg.native_system_load_leg_permalink },
+    });
     expect(data.carrier).toEqual({
       permalink: carrier.native_system_carrier_permalink,
       name: carrier.carrier_name,
@@ -196,9 +224,7 @@ describe('carriers(search)', () => {
 
     const data = await gqlData(api, query, { s: 'haul' });
     expect(data.carriers.totalCount).toBe(4);
-    expect(data.carriers.edges.map((e: any) => e.node.permalink)).toEqual(
-      [byDot, byMc, byScac, byName].map((c) => c.native_system_carrier_permalink),
-    );
+    expect(data.carriers.edges.map((e: any) => e.node.permalink)).toEqual([byDot, byMc, byScac, byName].map((c) => c.native_system_carrier_permalink));
     expect((await gqlData(api, query, { s: 'mc-HAUL' })).carriers.edges.map((e: any) => e.node.name)).toEqual(['Beta']);
     expect((await gqlData(api, query, {})).carriers.totalCount).toBe(5);
   });
@@ -206,7 +232,10 @@ describe('carriers(search)', () => {
 
 describe('statusMappings', () => {
   test("lists the tenant's mapping by status", async ({ api }) => {
-    await gqlData(api, `mutation { a: setStatusMapping(status: " Picked up ", phase: AT_PICKUP) { status } b: setStatusMapping(status: "Booked", phase: COVERED) { status } }`);
+    await gqlData(
+      api,
+      `mutation { a: setStatusMapping(status: " Picked up ", phase: AT_PICKUP) { status } b: setStatusMapping(status: "Booked", phase: COVERED) { status } }`,
+    );
     const data = await gqlData(api, '{ statusMappings { status phase updatedAt } }');
     expect(data.statusMappings).toEqual([
       { status: 'Booked', phase: 'COVERED', updatedAt: expect.any(String) },

@@ -45,7 +45,12 @@ describe('schema.graphql', () => {
     const { __schema } = await gqlData(api, introspection);
     const type = (name: string) => __schema.types.find((t: { name: string }) => t.name === name);
     const fieldsOf = (name: string): Record<string, { description: string; type: string }> =>
-      Object.fromEntries(type(name).inputFields.map((f: { name: string; description: string } & { type: TypeRef }) => [f.name, { description: f.description, type: typeName(f.type) }]));
+      Object.fromEntries(
+        type(name).inputFields.map((f: { name: string; description: string } & { type: TypeRef }) => [
+          f.name,
+          { description: f.description, type: typeName(f.type) },
+        ]),
+      );
 
     const load = fieldsOf('LoadInput');
     expect(Object.keys(load).sort()).toEqual([...Object.keys(LoadUpsert.shape).map(camelCase), 'extra'].sort());
@@ -57,7 +62,11 @@ describe('schema.graphql', () => {
     const stop = fieldsOf('StopInput');
     expect(Object.keys(stop).sort()).toEqual([...Object.keys(StopUpsert.shape).map(camelCase), 'extra'].sort());
     expect([stop.stopSequence!.type, stop.latitude!.type, stop.appointmentStart!.type, stop.stopType!.type]).toEqual(['Int', 'Float', 'DateTime', 'StopType']);
-    expect(type('StopType').enumValues.map((v: { name: string }) => v.name).sort()).toEqual(['delivery', 'pickup']);
+    expect(
+      type('StopType')
+        .enumValues.map((v: { name: string }) => v.name)
+        .sort(),
+    ).toEqual(['DELIVERY', 'PICKUP']);
 
     const patch = fieldsOf('LoadPatch');
     expect(Object.keys(patch)).not.toContain('nativeSystemLoadPermalink');
@@ -79,7 +88,11 @@ describe('GraphiQL and introspection', () => {
     const res = await api.graphql('{ __schema { queryType { name } } __type(name: "Load") { fields { name } } }');
     expect(res.body.data.__schema.queryType.name).toBe('Query');
     expect(res.body.data.__type.fields.map((f: { name: string }) => f.name)).toContain('tmsUrl');
-    const anonymous = await testApp.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ viewer { slug } }' }) });
+    const anonymous = await testApp.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { slug } }' }),
+    });
     expect(anonymous.status).toBe(401);
   });
 });

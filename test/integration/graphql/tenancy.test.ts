@@ -75,13 +75,23 @@ describe('admin key', () => {
       const admin = apiFor(testApp, adminKey);
       const asTenant = { 'x-tenant': tenant.slug };
 
-      const read = await gqlData(admin, 'query SupportLookup($p: String!) { viewer { slug } load(permalink: $p) { permalink legs { carrier { name } } } }', { p: load.native_system_load_permalink }, asTenant);
+      const read = await gqlData(
+        admin,
+        'query SupportLookup($p: String!) { viewer { slug } load(permalink: $p) { permalink legs { carrier { name } } } }',
+        { p: load.native_system_load_permalink },
+        asTenant,
+      );
       expect(read.viewer.slug).toBe(tenant.slug);
       expect(read.load.permalink).toBe(load.native_system_load_permalink);
-      const elsewhere = await gqlData(admin, 'query ($p: String!) { load(permalink: $p) { permalink } }', { p: load.native_system_load_permalink }, { 'x-tenant': other.slug });
+      const elsewhere = await gqlData(
+        admin,
+        'query ($p: String!) { load(permalink: $p) { permalink } }',
+        { p: load.native_system_load_permalink },
+        { 'x-tenant': other.slug },
+      );
       expect(elsewhere.load).toBeNull();
 
-      const tenants = await gqlData(admin, 'query Tenants { tenants { slug name tmsUrlTemplate } tenant(slug: "' + tenant.slug + '") { slug tmsUrlTemplate } }');
+      const tenants = await gqlData(admin, `query Tenants { tenants { slug name tmsUrlTemplate } tenant(slug: "${tenant.slug}") { slug tmsUrlTemplate } }`);
       expect(tenants.tenants.map((t: { slug: string }) => t.slug)).toEqual(expect.arrayContaining([tenant.slug, other.slug]));
       expect(tenants.tenant).toEqual({ slug: tenant.slug, tmsUrlTemplate: 'https://tms.example/{key}' });
 
@@ -111,7 +121,7 @@ describe('admin key', () => {
     }
   });
 
-  test("a tenant key may not list tenants", async ({ api }) => {
+  test('a tenant key may not list tenants', async ({ api }) => {
     const { error } = await gqlError(api, '{ tenants { slug } }');
     expect(error.extensions?.code).toBe('forbidden');
   });

@@ -93,7 +93,13 @@ describe('ingestHealth', () => {
     expect(health.recentRejections).toHaveLength(2);
     expect(health.recentRejections).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ code: 'validation_failed', field: 'native_system_load_permalink', permalink: 'L1-someone-else', source: 'PULL', kind: 'LOAD' }),
+        expect.objectContaining({
+          code: 'validation_failed',
+          field: 'native_system_load_permalink',
+          permalink: 'L1-someone-else',
+          source: 'PULL',
+          kind: 'LOAD',
+        }),
         expect.objectContaining({ code: 'parent_not_found', permalink: orphan.native_system_load_update_permalink, source: 'WEBHOOK', kind: 'LOAD_UPDATE' }),
       ]),
     );
@@ -210,9 +216,15 @@ describe('ingestHealth', () => {
     const { query, health, source, counts } = res.body.data;
     expect(query.fields.find((f: { name: string }) => f.name === 'ingestHealth').type).toEqual({ kind: 'NON_NULL', ofType: { name: 'IngestHealth' } });
     const kinds = (type: { fields: { name: string; type: { kind: string } }[] }) => Object.fromEntries(type.fields.map((f) => [f.name, f.type.kind]));
-    expect(kinds(health)).toEqual({ sources: 'NON_NULL', unmappedStatuses: 'NON_NULL', unmappedStatusCounts: 'NON_NULL', recentRejections: 'NON_NULL' });
+    expect(kinds(health)).toEqual({ sources: 'NON_NULL', unmappedStatuses: 'NON_NULL', unmappedStatusCounts: 'NON_NULL', recentRejections: 'NON_NULL', webhookEndpoints: 'NON_NULL' });
     expect(kinds(source)).toEqual({
-      source: 'NON_NULL', state: 'NON_NULL', lastReceivedAt: 'SCALAR', staleAfterSeconds: 'NON_NULL', lastHour: 'NON_NULL', lastDay: 'NON_NULL', byKind: 'NON_NULL',
+      source: 'NON_NULL',
+      state: 'NON_NULL',
+      lastReceivedAt: 'SCALAR',
+      staleAfterSeconds: 'NON_NULL',
+      lastHour: 'NON_NULL',
+      lastDay: 'NON_NULL',
+      byKind: 'NON_NULL',
     });
     expect(Object.values(kinds(counts))).toEqual(['NON_NULL', 'NON_NULL', 'NON_NULL', 'NON_NULL']);
   });

@@ -46,7 +46,14 @@ describe('ingest accounting', () => {
 
   test('a flush asked for while another runs waits for it, then writes what was recorded meanwhile', async ({ tenant, testApp }) => {
     const { recorder } = testApp.app.services;
-    const event = () => ({ tenantId: tenant.id, tenantSlug: tenant.slug, source: 'pull' as const, kind: 'load' as const, outcome: 'processed' as const, at: testApp.clock.now() });
+    const event = () => ({
+      tenantId: tenant.id,
+      tenantSlug: tenant.slug,
+      source: 'pull' as const,
+      kind: 'load' as const,
+      outcome: 'processed' as const,
+      at: testApp.clock.now(),
+    });
     recorder.record(event());
     const first = recorder.flush();
     recorder.record(event());

@@ -50,7 +50,11 @@ describe('GET /metrics', () => {
     expect(duration.type).toBe('HISTOGRAM');
     // The parser flattens labelled histograms into one unlabelled sample; read their series lines.
     const series = (suffix: string, labels: string) =>
-      text.split('\n').find((line) => line.startsWith(`http_request_duration_seconds_${suffix}{`) && line.includes(labels))?.split(' ').at(-1);
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`http_request_duration_seconds_${suffix}{`) && line.includes(labels))
+        ?.split(' ')
+        .at(-1);
     const loads = `method="POST",route="${routes.load}",status_code="200"`;
     expect(series('count', loads)).toBe('2');
     expect(series('bucket', `le="+Inf",${loads}`)).toBe('2');

@@ -54,10 +54,8 @@ describe('request ids', () => {
     for (const res of responses) expect(res.headers.get('x-request-id')).toBe('err-1');
   });
 
-  test('a GraphQL request logs one access line, and Yoga\'s own lines carry the id', async () => {
-    const { result, written } = await linesOf(() =>
-      api.graphql('query Who { viewer { slug } }', undefined, { 'x-request-id': 'gql-1' }),
-    );
+  test("a GraphQL request logs one access line, and Yoga's own lines carry the id", async () => {
+    const { result, written } = await linesOf(() => api.graphql('query Who { viewer { slug } }', undefined, { 'x-request-id': 'gql-1' }));
     expect(result.status).toBe(200);
     expect(result.headers.get('x-request-id')).toBe('gql-1');
     expect(written.filter((l) => l.msg === 'request')).toEqual([

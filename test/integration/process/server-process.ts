@@ -22,7 +22,8 @@ export interface ServerProcess {
 export function startServer(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: repoRoot,
-    env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_FLUSH_INTERVAL_MS: '60000', ...env }),
+    // No overload shedding by default: a loaded test machine lags, and these tests are not about load.
+    env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_FLUSH_INTERVAL_MS: '60000', OVERLOAD_EVENT_LOOP_LAG_MS: '0', ...env }),
   });
   let output = '';
   const waiters = new Set<() => void>();

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
@@ -60,8 +61,36 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
       expect(res.status).toBe(200);
       expect(server.output()).not.toContain('First run');
       expect(server.output().match(new RegExp(apiKeyPattern, 'g'))).toBeNull();
+      // Every start helps: the URLs, and how to recover the demo key.
+      await server.waitFor(/GraphiQL: +http:\/\/localhost:\d+\/graphql/);
+      expect(server.output()).toContain('npm run tenant -- rotate-key demo');
     });
     expect(await target.withDatabase(countTenants)).toBe(1);
+  });
+
+  test('a first start whose port is in use creates no tenant; the next start creates demo and prints its key', async () => {
+    const fresh = pgliteTarget();
+    const blocker = createNetServer();
+    try {
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as AddressInfo;
+      const busy = startServer({ ...fresh.env, PORT: String(port) });
+      expect(await busy.exited).toBe(1);
+      expect(busy.output()).toContain('The port is in use');
+      expect(busy.output()).not.toMatch(apiKeyPattern);
+      expect(await fresh.withDatabase(countTenants)).toBe(0);
+
+      await withServer(fresh.env, async (server) => {
+        const base = await server.started();
+        const apiKey = (await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})/))[1]!;
+        const res = await post(base, routes.carrier, apiKey, carrierBody({ slug: 'demo' }));
+        expect(res.status).toBe(200);
+      });
+      expect(await fresh.withDatabase(countTenants)).toBe(1);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+      await fresh.cleanup();
+    }
   });
 
   test('a second server on the same directory exits 1 with a plain "in use" message', async () => {
@@ -87,6 +116,7 @@ if (process.env.DATABASE_URL) {
           expect((await fetch(`${base}/readyz`)).status).toBe(200);
           expect(server.output()).not.toContain('First run');
           expect(server.output()).not.toMatch(apiKeyPattern);
+          await server.waitFor(/No tenants yet\. Create one[\s\S]*npm run tenant -- create <slug>[\s\S]*GraphiQL:/);
         });
         expect(await target.withDatabase(countTenants)).toBe(0);
       } finally {
@@ -183,4 +213,3 @@ describe('readiness', () => {
     }
   });
 });
-

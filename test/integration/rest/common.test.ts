@@ -4,19 +4,31 @@
  */
 import { revokeApiKeys, rotateApiKey } from '../../../src/domain/tenant/service.js';
 import { describe, expect, test } from '../../fixtures.js';
+import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
+import { restPath } from '../../../src/domain/shared/record.js';
 import { fullBodies, routes, seedParents } from '../../factories/records.js';
 import type { Api, ApiResponse, TestTenant } from '../../helpers/app.js';
 import { expectInvalid, expectProcessed } from './field-rules.js';
 
 type Body = Record<string, unknown>;
 
-const ingestionRoutes: { path: string; body(api: Api, tenant: TestTenant): Promise<Body> }[] = [
-  { path: routes.carrier, body: async (_api, tenant) => fullBodies.carrier(tenant) },
-  { path: routes.load, body: async (_api, tenant) => fullBodies.load(tenant) },
-  { path: routes.loadLeg, body: async (api, tenant) => { const p = await seedParents(api, tenant); return fullBodies.loadLeg(tenant, p.load, p.carrier); } },
-  { path: routes.stop, body: async (api, tenant) => fullBodies.stop(tenant, (await seedParents(api, tenant)).leg) },
-  { path: routes.loadUpdate, body: async (api, tenant) => { const p = await seedParents(api, tenant); return fullBodies.loadUpdate(tenant, p.load, p.leg); } },
-];
+/** A valid body of each record kind (a kind of the registry missing here is a type error). */
+const validBodies: { [Kind in RecordKind]: (api: Api, tenant: TestTenant) => Promise<Body> } = {
+  carrier: async (_api, tenant) => fullBodies.carrier(tenant),
+  load: async (_api, tenant) => fullBodies.load(tenant),
+  load_leg: async (api, tenant) => {
+    const p = await seedParents(api, tenant);
+    return fullBodies.loadLeg(tenant, p.load, p.carrier);
+  },
+  stop: async (api, tenant) => fullBodies.stop(tenant, (await seedParents(api, tenant)).leg),
+  load_update: async (api, tenant) => {
+    const p = await seedParents(api, tenant);
+    return fullBodies.loadUpdate(tenant, p.load, p.leg);
+  },
+};
+
+/** Every ingestion route of the registry with a valid body. */
+const ingestionRoutes = recordSpecs.map((spec) => ({ path: restPath(spec), body: validBodies[spec.kind] }));
 
 /** Every non-200 answer: JSON `{ error: { code, message, details? } }` with the catalog's status. */
 function expectError(res: ApiResponse, status: number, code: string) {
@@ -40,13 +52,25 @@ for (const route of ingestionRoutes) {
       const post = raw(testApp);
       const json = JSON.stringify(body);
       expectError(await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json }), 401, 'unauthenticated');
-      expectError(await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'tms_unknown' }, body: json }), 401, 'unauthenticated');
-      expectError(await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': '' }, body: json }), 401, 'unauthenticated');
+      expectError(
+        await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'tms_unknown' }, body: json }),
+        401,
+        'unauthenticated',
+      );
+      expectError(
+        await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': '' }, body: json }),
+        401,
+        'unauthenticated',
+      );
 
       const { apiKey: newKey } = await rotateApiKey(testApp.database.db, tenant.slug);
       expectError(await api.post(route.path, body), 401, 'unauthenticated');
       await revokeApiKeys(testApp.database.db, tenant.slug);
-      expectError(await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': newKey }, body: json }), 401, 'unauthenticated');
+      expectError(
+        await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': newKey }, body: json }),
+        401,
+        'unauthenticated',
+      );
     });
 
     test('answers 405 method_not_allowed with Allow: POST for other methods', async ({ api }) => {
@@ -83,9 +107,18 @@ for (const route of ingestionRoutes) {
           controller.close();
         },
       });
-      const streamed = await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey }, body: stream, duplex: 'half' } as RequestInit);
+      const streamed = await post(route.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
       expectError(streamed, 413, 'payload_too_large');
-      const declared = await post(route.path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey, 'content-length': '5000000' }, body: '{}' });
+      const declared = await post(route.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey, 'content-length': '5000000' },
+        body: '{}',
+      });
       expectError(declared, 413, 'payload_too_large');
     });
 
@@ -129,7 +162,9 @@ for (const route of ingestionRoutes) {
 
 describe('routing', () => {
   test('unknown paths answer the JSON 404 not_found, with or without a key', async ({ api, testApp }) => {
-    for (const path of ['/api/v1/trucks/upsert', '/api/v1/loads/upsert/', '/api/v2/loads/upsert', '/API/V1/LOADS/UPSERT', '/', '/nope']) {
+    // (GET / is the landing page: test/integration/rest/pages.test.ts)
+    expectError(await api.post('/', {}), 404, 'not_found');
+    for (const path of ['/api/v1/trucks/upsert', '/api/v1/loads/upsert/', '/api/v2/loads/upsert', '/API/V1/LOADS/UPSERT', '/nope']) {
       expectError(await api.post(path, {}), 404, 'not_found');
       expectError(await raw(testApp)(path, { method: 'GET' }), 404, 'not_found');
     }

@@ -59,7 +59,10 @@ describe('concurrent ingestion', () => {
       if (r.status === 422) expect(r.body.error.code).toBe('parent_not_found');
     }
     const db = testApp.database.db.prisma;
-    const stored = await db.loadLeg.findMany({ where: { permalink: { in: legs.map((l) => l.native_system_load_leg_permalink as string) } }, include: { load: true } });
+    const stored = await db.loadLeg.findMany({
+      where: { permalink: { in: legs.map((l) => l.native_system_load_leg_permalink as string) } },
+      include: { load: true },
+    });
     expect(stored).toHaveLength(legResults.filter((r) => r.status === 200).length);
     for (const leg of stored) expect(leg.load.permalink).toBe(load.native_system_load_permalink);
     // Once the load exists, the rejected legs go through on retry.

@@ -110,7 +110,11 @@ export function describeFieldRules({ route, fields, validBody, nullParentStatus 
               // A parent permalink passes validation and is then looked up: no such parent.
               if (field.type === 'parent_permalink') expect(atLimit.body.error?.code, JSON.stringify(atLimit.body)).toBe('parent_not_found');
               else expectProcessed(atLimit);
-              expectInvalid(await post(api, tenant, (b) => (b[name] = permalinkOfLength(field.max + 1, tenant.slug))), name, new RegExp(`at most ${field.max}`));
+              expectInvalid(
+                await post(api, tenant, (b) => (b[name] = permalinkOfLength(field.max + 1, tenant.slug))),
+                name,
+                new RegExp(`at most ${field.max}`),
+              );
             });
             test('must end with -<tenant slug>', async ({ api, tenant, otherTenant }) => {
               for (const value of ['P1', `P1-${otherTenant.slug}`, `P1${tenant.slug}`, `-${tenant.slug}`, `P1-${tenant.slug}-x`]) {
@@ -153,7 +157,14 @@ export function describeFieldRules({ route, fields, validBody, nullParentStatus 
               }
             });
             test('rejects date-times without a zone, dates, impossible days and years beyond 0001..9999', async ({ api, tenant }) => {
-              for (const bad of ['2026-11-23T10:00:00', '2026-11-23', '2026-02-30T10:00:00Z', 'yesterday', '0000-06-01T00:00:00Z', '0001-01-01T00:00:00+01:00']) {
+              for (const bad of [
+                '2026-11-23T10:00:00',
+                '2026-11-23',
+                '2026-02-30T10:00:00Z',
+                'yesterday',
+                '0000-06-01T00:00:00Z',
+                '0001-01-01T00:00:00+01:00',
+              ]) {
                 expectInvalid(await post(api, tenant, (b) => (b[name] = bad)), name);
               }
             });
@@ -161,7 +172,7 @@ export function describeFieldRules({ route, fields, validBody, nullParentStatus 
           case 'timezone':
             test('accepts IANA zone names and rejects unknown names and more than 64 characters', async ({ api, tenant }) => {
               for (const ok of ['America/Chicago', 'Europe/Berlin', 'UTC']) expectProcessed(await post(api, tenant, (b) => (b[name] = ok)));
-              for (const bad of ['Mars/Olympus_Mons', 'Central Time', 'America/' + 'X'.repeat(57)]) {
+              for (const bad of ['Mars/Olympus_Mons', 'Central Time', `America/${'X'.repeat(57)}`]) {
                 expectInvalid(await post(api, tenant, (b) => (b[name] = bad)), name);
               }
             });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '../../fixtures.js';
-import { carrierBody, fullBodies, loadBody, loadLegBody, routes, seed, seedParents } from '../../factories/records.js';
+import { carrierBody, fullBodies, loadBody, routes, seed, seedParents } from '../../factories/records.js';
 import { apiFor, type Api, type TestApp } from '../../helpers/app.js';
 import { loadLegFields } from './contract.js';
 import { describeFieldRules, expectProcessed } from './field-rules.js';
@@ -54,10 +54,14 @@ describe('POST /api/v1/loadlegs/upsert: parents', () => {
 
   test('a missing load and a missing carrier are both named in one 422; nothing is stored', async ({ api, tenant, testApp }) => {
     const body = await validBody(api, tenant);
-    const res = await api.post(routes.loadLeg, { ...body, native_system_load_permalink: `L0-${tenant.slug}`, native_system_carrier_permalink: `C0-${tenant.slug}` });
+    const res = await api.post(routes.loadLeg, {
+      ...body,
+      native_system_load_permalink: `L0-${tenant.slug}`,
+      native_system_carrier_permalink: `C0-${tenant.slug}`,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['native_system_carrier_permalink', 'native_system_load_permalink']);
-    expect(res.body.error.details[0].issue).toContain('-' + tenant.slug);
+    expect(res.body.error.details[0].issue).toContain(`-${tenant.slug}`);
     expect(await testApp.database.db.prisma.loadLeg.count({ where: { permalink: body.native_system_load_leg_permalink as string } })).toBe(0);
   });
 
@@ -76,12 +80,20 @@ describe('POST /api/v1/loadlegs/upsert: parents', () => {
     const load = await seed(otherApi, routes.load, loadBody(other));
     const carrier = await seed(otherApi, routes.carrier, carrierBody(other));
     const body = await validBody(api, tenant);
-    const res = await api.post(routes.loadLeg, { ...body, native_system_load_permalink: load.native_system_load_permalink, native_system_carrier_permalink: carrier.native_system_carrier_permalink });
+    const res = await api.post(routes.loadLeg, {
+      ...body,
+      native_system_load_permalink: load.native_system_load_permalink,
+      native_system_carrier_permalink: carrier.native_system_carrier_permalink,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.details).toHaveLength(2);
   });
 
-  test('the carrier is optional: absent keeps it, null unassigns it, a null permalink is built from an extra native_system_carrier_id', async ({ api, tenant, testApp }) => {
+  test('the carrier is optional: absent keeps it, null unassigns it, a null permalink is built from an extra native_system_carrier_id', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
     const body = await validBody(api, tenant);
     expectProcessed(await api.post(routes.loadLeg, body));
     const { native_system_carrier_permalink: carrier, ...withoutCarrier } = body;

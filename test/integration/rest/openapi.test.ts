@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { describe, expect, test } from '../../fixtures.js';
 import { errorCodes, errorStatus } from '../../../src/errors.js';
 import { openApiDocument, restRoutes } from '../../../src/routes.js';
+import { ErrorResponse } from '../../../src/http/schemas.js';
 
 type Json = Record<string, any>;
 
@@ -16,15 +17,18 @@ const doc = openApiDocument as unknown as Json;
 /** Follows a local `$ref` (`#/components/...`). */
 function resolve(schema: Json): Json {
   if (typeof schema.$ref !== 'string') return schema;
-  return resolve(schema.$ref.slice(2).split('/').reduce((node: Json, key: string) => node[key], doc));
+  return resolve(
+    schema.$ref
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, key: string) => node[key], doc),
+  );
 }
 
 const operationOf = (route: { method: string; path: string }) => doc.paths[route.path][route.method.toLowerCase()] as Json;
 
 /** Routes whose request body is one record (the contract's field tables; bulk envelopes refer to the same schemas). */
-const recordRoutes = restRoutes.filter(
-  (r) => r.kind && r.doc.requestBody instanceof z.ZodObject && `native_system_${r.kind}_permalink` in r.doc.requestBody.shape,
-);
+const recordRoutes = restRoutes.filter((r) => r.ingestion && r.doc.requestBody === r.ingestion.spec.body);
 
 /** Whether a JSON Schema admits `null`. */
 const admitsNull = (schema: Json): boolean =>
@@ -77,7 +81,8 @@ describe('GET /api/v1/openapi.json', () => {
     const source = resolve({ $ref: '#/components/parameters/ServiceIngestSource' });
     expect(source.schema.enum).toEqual(['pull', 'webhook']);
     const syncRunTime = (operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).parameters as Json[]).find((p) => p.name === 'sync_run_time')!;
-    expect(syncRunTime).toMatchObject({ in: 'query', required: false, schema: { type: 'string', format: 'date-time' } });
+    expect(syncRunTime).toMatchObject({ in: 'query', schema: { type: 'string', format: 'date-time' } });
+    expect(syncRunTime.required ?? false).toBe(false);
   });
 
   test('gives every request-body field its x-service-importance from the zod schema', () => {
@@ -116,7 +121,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(admitsNull(load.properties.native_system_load_permalink)).toBe(false);
   });
 
-  test('answers every route\'s errors with the catalog\'s statuses and the JSON error body', () => {
+  test("answers every route's errors with the catalog's statuses and the JSON error body, one example per code", () => {
     const errorBody = resolve({ $ref: '#/components/schemas/ErrorResponse' });
     expect(errorBody.properties.error.properties.code.enum.sort()).toEqual([...errorCodes].sort());
 
@@ -126,24 +131,100 @@ describe('GET /api/v1/openapi.json', () => {
       expect(responses['200'], route.path).toBeDefined();
       for (const [status, response] of Object.entries(responses)) {
         if (status === '200') continue;
-        const [base, narrowed] = response.content['application/json'].schema.allOf;
-        expect(base).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
-        for (const code of narrowed.properties.error.properties.code.enum as (keyof typeof errorStatus)[]) {
+        const media = response.content['application/json'];
+        expect(media.schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+        const codes = Object.keys(media.examples);
+        expect(codes.length, `${route.path} ${status}`).toBeGreaterThan(0);
+        for (const code of codes as (keyof typeof errorStatus)[]) {
           expect(errorStatus[code], `${route.path} ${code}`).toBe(Number(status));
           expect(response.description).toContain(`\`${code}\``);
+          expect(ErrorResponse.parse(media.examples[code].value).error.code).toBe(code);
           documented.add(code);
         }
+        expect(resolve(response.headers['X-Request-Id']).schema.pattern).toBeDefined();
       }
       if (route.auth === 'tenant') expect(responses['401'], route.path).toBeDefined();
       if (route.method === 'POST') expect(Object.keys(responses), route.path).toEqual(expect.arrayContaining(['400', '413', '415']));
-      for (const code of route.doc.errors ?? []) expect(responses[String(errorStatus[code as keyof typeof errorStatus])], `${route.path} ${code}`).toBeDefined();
+      for (const code of route.doc.errors ?? [])
+        expect(responses[String(errorStatus[code as keyof typeof errorStatus])], `${route.path} ${code}`).toBeDefined();
     }
-    for (const response of Object.values(doc.components.responses as Record<string, Json>)) {
-      for (const code of errorCodes) if (response.description.includes(`\`${code}\``)) documented.add(code);
+    // Route-level answers (unknown path, other method) are described once, in info.description.
+    for (const code of ['not_found', 'method_not_allowed']) {
+      expect(doc.info.description).toContain(`\`${code}\``);
+      documented.add(code);
     }
-    // forbidden is GraphQL's (the read-only admin key); rate_limited comes with the rate limiter.
-    const restCodes = errorCodes.filter((code) => code !== 'forbidden' && code !== 'rate_limited');
+    // forbidden is GraphQL's (the read-only admin key).
+    const restCodes = errorCodes.filter((code) => code !== 'forbidden');
     expect([...documented].sort()).toEqual(restCodes.sort());
-    expect(operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).responses['503'].headers['Retry-After']).toBeDefined();
+    const load = operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).responses;
+    expect(resolve(load['503'].headers['Retry-After'])).toBeDefined();
+  });
+
+  test('a carrier (no parent) documents no 422; the kinds with parents do', () => {
+    expect(operationOf({ method: 'POST', path: '/api/v1/carriers/upsert' }).responses['422']).toBeUndefined();
+    for (const path of ['/api/v1/loadlegs/upsert', '/api/v1/stops/upsert', '/api/v1/loadupdates/create']) {
+      expect(operationOf({ method: 'POST', path }).responses['422'], path).toBeDefined();
+    }
+  });
+
+  test('has what client generators and linters ask for: servers, license, contact, described tags', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(doc.info.contact.name).toBeTruthy();
+    const used = new Set(restRoutes.flatMap((r) => r.doc.tags));
+    expect(new Set((doc.tags as Json[]).map((t) => t.name))).toEqual(used);
+    for (const tag of doc.tags as Json[]) expect(tag.description, tag.name).toBeTruthy();
+  });
+
+  test('every request body and 200 response has an example the service accepts or answers', () => {
+    for (const route of restRoutes) {
+      const operation = operationOf(route);
+      const ok = operation.responses['200'].content['application/json'];
+      expect(ok.example, route.path).toBeDefined();
+      if (route.doc.response) expect(route.doc.response.safeParse(ok.example).success, route.path).toBe(true);
+      if (!route.doc.requestBody) continue;
+      const example = operation.requestBody.content['application/json'].example;
+      expect(route.doc.requestBody.safeParse(example).success, route.path).toBe(true);
+      if (recordRoutes.includes(route)) expect(ok.example.permalink).toBe(example[Object.keys(example)[0]!]);
+      else expect(ok.example.results[0].permalink).toBe(example.records[0][Object.keys(example.records[0])[0]!]);
+    }
+  });
+
+  test('the request-body examples are accepted by the service, in the order a TMS posts them', async ({ testApp }) => {
+    const { apiKey } = await testApp.createTenant({ slug: 'demo' });
+    for (const route of recordRoutes) {
+      const example = operationOf(route).requestBody.content['application/json'].example;
+      const res = await testApp.fetch(route.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify(example),
+      });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body).toEqual(operationOf(route).responses['200'].content['application/json'].example);
+    }
+  });
+
+  test('every component is used', () => {
+    const text = JSON.stringify({ ...doc, components: undefined });
+    const componentsText = JSON.stringify(doc.components);
+    for (const [section, entries] of Object.entries(doc.components as Record<string, Json>)) {
+      if (section === 'securitySchemes') continue;
+      for (const name of Object.keys(entries)) {
+        const ref = `"#/components/${section}/${name}"`;
+        expect(text.includes(ref) || componentsText.includes(ref), ref).toBe(true);
+      }
+    }
+  });
+
+  test('says what the service really does with X-Request-Id, timezone and sync_run_time', () => {
+    const requestId = resolve({ $ref: '#/components/parameters/RequestId' });
+    expect(requestId.schema.maxLength).toBeUndefined(); // any value is accepted
+    expect(requestId.description).toContain('replaced by a new UUID');
+    const stop = resolve(operationOf({ method: 'POST', path: '/api/v1/stops/upsert' }).requestBody.content['application/json'].schema);
+    expect(stop.properties.timezone.description).toContain('IANA');
+    expect(stop.properties.timezone.description).toContain('400');
+    const syncRunTime = (operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).parameters as Json[]).find((p) => p.name === 'sync_run_time')!;
+    expect(syncRunTime.description).toContain('more than 5 minutes ahead of the service clock');
   });
 });

@@ -54,7 +54,10 @@ describe('POST /api/v1/stops/upsert: parent leg', () => {
     const missing = `NOPE-${tenant.slug}`;
     const res = await api.post(routes.stop, { ...body, native_system_load_leg_permalink: missing });
     expect(res.status).toBe(422);
-    expect(res.body.error).toMatchObject({ code: 'parent_not_found', details: [{ field: 'native_system_load_leg_permalink', issue: expect.stringContaining(missing) }] });
+    expect(res.body.error).toMatchObject({
+      code: 'parent_not_found',
+      details: [{ field: 'native_system_load_leg_permalink', issue: expect.stringContaining(missing) }],
+    });
     expect(await testApp.database.db.prisma.stop.count({ where: { permalink: body.native_system_stop_permalink as string } })).toBe(0);
   });
 
@@ -73,7 +76,10 @@ describe('POST /api/v1/stops/upsert: parent leg', () => {
     const { leg } = await seedParents(api, tenant);
     const body = stopBody(tenant, leg, { native_system_load_leg_permalink: null, native_system_load_leg_id: leg.native_system_load_leg_id });
     expectProcessed(await api.post(routes.stop, body));
-    const stored = await testApp.database.db.prisma.stop.findFirstOrThrow({ where: { permalink: body.native_system_stop_permalink as string }, include: { leg: true } });
+    const stored = await testApp.database.db.prisma.stop.findFirstOrThrow({
+      where: { permalink: body.native_system_stop_permalink as string },
+      include: { leg: true },
+    });
     expect(stored.leg.permalink).toBe(leg.native_system_load_leg_permalink);
   });
 
@@ -83,7 +89,10 @@ describe('POST /api/v1/stops/upsert: parent leg', () => {
     const body = stopBody(tenant, leg);
     expectProcessed(await api.post(routes.stop, body));
     expectProcessed(await api.post(routes.stop, { ...body, native_system_load_leg_permalink: otherLeg.native_system_load_leg_permalink }));
-    const stored = await testApp.database.db.prisma.stop.findFirstOrThrow({ where: { permalink: body.native_system_stop_permalink as string }, include: { leg: true } });
+    const stored = await testApp.database.db.prisma.stop.findFirstOrThrow({
+      where: { permalink: body.native_system_stop_permalink as string },
+      include: { leg: true },
+    });
     expect(stored.leg.permalink).toBe(otherLeg.native_system_load_leg_permalink);
   });
 });

@@ -1,0 +1,703 @@
+/**
+ * `npm run bench`: the service over HTTP, as a user runs it, against a floor measured in the same run.
+ *
+ * Starts the service in its own process (`node --import tsx src/main.ts`, PORT=0) on a scratch
+ * PostgreSQL database (a fresh database on the server of DATABASE_URL, dropped at the end) or, without
+ * DATABASE_URL, on PGlite in a temporary DATA_DIR; tenants are created beforehand with the tenant CLI.
+ * autocannon drives it from this process over 127.0.0.1. The single load upsert also runs, with the
+ * same connections and duration, against two reference servers (bench/reference-server.ts: plain
+ * node:http + pg, and the same route in a bare Yoga plugin); the report gives the ratios.
+ *
+ *   npm run bench                                   # everything, PGlite
+ *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npm run bench
+ *   npm run bench -- --quick                        # 3 s scenarios, first sync at 1/10 size
+ *   npm run bench -- --only load-upsert,load-board --duration 5
+ *   npm run bench -- --cpu-prof --only load-upsert  # service CPU profile under bench/profiles/
+ *
+ * Results: a markdown table on stdout and JSON under bench/results/.
+ */
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import * as data from './data.js';
+import { measure, run, startServer, type Started, type Usage } from './processes.js';
+
+const scenarioNames = [
+  'load-upsert',
+  'leg-upsert',
+  'stop-upsert',
+  'update-create',
+  'bulk-carriers',
+  'bulk-loads',
+  'bulk-legs',
+  'bulk-stops',
+  'bulk-updates',
+  'first-sync',
+  'load-board',
+] as const;
+type ScenarioName = (typeof scenarioNames)[number];
+
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    connections: { type: 'string', default: '64' },
+    'bulk-connections': { type: 'string', default: '8' },
+    'graphql-connections': { type: 'string', default: '16' },
+    'batch-size': { type: 'string', default: '500' },
+    'sync-scale': { type: 'string' },
+    'log-level': { type: 'string', default: 'info' },
+    'cpu-prof': { type: 'boolean', default: false },
+    'no-references': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+
+if (args.help) {
+  console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
+  [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1]
+  [--log-level info] [--cpu-prof] [--no-references]`);
+  process.exit(0);
+}
+
+const positive = (name: string, value: string | undefined, fallback: number) => {
+  const n = value === undefined ? fallback : Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+  return n;
+};
+const options = {
+  duration: positive('duration', args.duration, args.quick ? 3 : 10),
+  warmup: positive('warmup', args.warmup, args.quick ? 1 : 3),
+  connections: positive('connections', args.connections, 64),
+  bulkConnections: positive('bulk-connections', args['bulk-connections'], 8),
+  graphqlConnections: positive('graphql-connections', args['graphql-connections'], 16),
+  batchSize: positive('batch-size', args['batch-size'], 500),
+  syncScale: positive('sync-scale', args['sync-scale'], args.quick ? 0.1 : 1),
+  logLevel: args['log-level']!,
+  cpuProf: args['cpu-prof']!,
+  references: !args['no-references'],
+};
+const only = new Set<ScenarioName>(
+  args.only
+    ? args.only.split(',').map((s) => {
+        if (!(scenarioNames as readonly string[]).includes(s)) throw new Error(`--only: unknown scenario ${s} (${scenarioNames.join(', ')})`);
+        return s as ScenarioName;
+      })
+    : scenarioNames,
+);
+
+const root = resolve(import.meta.dirname, '..');
+const work = mkdtempSync(join(tmpdir(), 'tms-bench-'));
+const nodeTsx = ['--import', 'tsx'];
+
+// ---------------------------------------------------------------------------------------------
+// Databases and tenants
+
+interface Target {
+  /** Environment that points a process at its database. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** A scratch database on the server of DATABASE_URL (dropped at the end), or PGlite directories. */
+async function createDatabase(name: string): Promise<Target & { drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const dataDir = join(work, name);
+    return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const database = `tms_bench_${process.pid}_${Date.now().toString(36)}_${name}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  return {
+    env: { DATABASE_URL: url.toString() },
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Creates a tenant with the tenant CLI (applying migrations first) and returns its API key. */
+async function createTenant(target: Target, slug: string, extra: string[] = []): Promise<string> {
+  const out = await run(process.execPath, [...nodeTsx, join(root, 'src/cli/tenant.ts'), 'create', slug, '--name', `Bench ${slug}`, '--json', ...extra], {
+    ...process.env,
+    ...target.env,
+    LOG_LEVEL: 'silent',
+  });
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  return (JSON.parse(line!) as { apiKey: string }).apiKey;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+interface Row {
+  scenario: string;
+  target: 'service' | 'floor (node:http + pg)' | 'floor (bare Yoga)';
+  connections: number;
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  records: number;
+  recordsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Socket errors, timeouts, non-2xx answers and (bulk, GraphQL) per-record or GraphQL errors. */
+  errors: number;
+  usage: Usage | null;
+  /** Service CPU time per request, ms (less sensitive to a busy machine than req/s). */
+  cpuMsPerRequest: number;
+  /** The measured window on the monotonic clock, µs (the timebase of V8 CPU profiles: bench/profile-summary.ts --window). */
+  window: [number, number];
+  note?: string;
+}
+const rows: Row[] = [];
+const skipped: string[] = [];
+
+type Body = Record<string, unknown>;
+interface Load {
+  path: string;
+  headers: Record<string, string>;
+  /** The next request body. */
+  body(): string;
+  /** Records per request (bulk) or 1. */
+  records: number;
+  /** Checks an answer's body: returns how many records (or GraphQL results) in it failed. */
+  check?: (body: string) => number;
+}
+
+async function cannon(port: number, load: Load, connections: number, limit: { duration: number } | { amount: number }) {
+  let failed = 0;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    timeout: 120,
+    ...limit,
+    requests: [
+      {
+        method: 'POST',
+        path: load.path,
+        headers: load.headers,
+        setupRequest: (req) => ({ ...req, body: load.body() }),
+        ...(load.check ? { onResponse: (status: number, body: string) => void (status === 200 && (failed += load.check!(body))) } : {}),
+      },
+    ],
+  });
+  return { result, failed };
+}
+
+/** Runs a load against a server and records its row (the server's CPU and peak RSS included). */
+async function measureLoad(
+  scenario: string,
+  target: Row['target'],
+  server: Started,
+  load: Load,
+  connections: number,
+  limit: { duration: number } | { amount: number },
+  note?: string,
+): Promise<Row> {
+  const meter = measure(server.child.pid!);
+  const started = performance.now();
+  const windowStart = monotonicUs();
+  const { result, failed } = await cannon(server.port, load, connections, limit);
+  const window: [number, number] = [windowStart, monotonicUs()];
+  const seconds = 'amount' in limit ? (performance.now() - started) / 1000 : result.duration;
+  const usage = meter.end();
+  const requests = result.requests.total;
+  const errors = result.errors + result.non2xx + failed;
+  const records = requests * load.records - failed - result.non2xx * load.records;
+  const row: Row = {
+    scenario,
+    target,
+    connections,
+    requests,
+    seconds,
+    requestsPerSecond: requests / seconds,
+    records,
+    recordsPerSecond: records / seconds,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors,
+    usage,
+    cpuMsPerRequest: cpuMs(usage, seconds, requests),
+    window,
+    note,
+  };
+  rows.push(row);
+  console.error(
+    `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req), peak RSS ${fmt(usage.peakRssMb)} MB`,
+  );
+  return row;
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const cpuMs = (usage: Usage, seconds: number, requests: number) => (requests ? (usage.cpuPercent * 10 * seconds) / requests : NaN);
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+// ---------------------------------------------------------------------------------------------
+// Request streams
+
+const jsonHeaders = (apiKey: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  'x-api-key': apiKey,
+  'service-ingest-source': 'pull',
+});
+
+/** Baseline records of the `svc` tenant, seeded before the scenarios that need parents. */
+const baseline = { carriers: 100, loads: 2_000 };
+
+/** Half new records, half repeats of earlier ones (a polling TMS re-sends what changed and what did not). */
+function mixed(startNew: number, make: (i: number, revision: number) => Body) {
+  let next = startNew;
+  let n = 0;
+  return () => {
+    n++;
+    if (n % 2 === 0 && next > 0) return make(Math.floor(Math.random() * next), n);
+    return make(next++, 0);
+  };
+}
+
+/** Record streams of the `svc` tenant (single and bulk scenarios share them: bulk repeats single records too). */
+function svcStreams(slug: string) {
+  return {
+    carriers: mixed(baseline.carriers, (i) => data.carrier(slug, i)),
+    loads: mixed(baseline.loads, (i, rev) => data.load(slug, i, rev)),
+    // New legs are extra legs (sequence 2, 3, …) of baseline loads; repeats re-send any earlier one.
+    legs: mixed(baseline.loads, (k) => data.leg(slug, k % baseline.loads, 1 + Math.floor(k / baseline.loads), baseline.carriers)),
+    // Stops of the baseline loads' first legs.
+    stops: mixed(0, (k) => data.stop(slug, k % baseline.loads, 1, 1 + Math.floor(k / baseline.loads))),
+    updates: (() => {
+      let next = 0;
+      return () => data.update(slug, next++, Math.floor(Math.random() * baseline.loads));
+    })(),
+  };
+}
+
+const single = (path: string, apiKey: string, next: () => Body, query = ''): Load => ({
+  path: path + query,
+  headers: jsonHeaders(apiKey),
+  body: () => JSON.stringify(next()),
+  records: 1,
+});
+
+/** Number of per-record errors in a bulk answer (`{"results": [{status…} | {error…}]}`). */
+function bulkErrors(text: string): number {
+  const { results } = JSON.parse(text) as { results?: { error?: unknown }[] };
+  if (!Array.isArray(results)) return options.batchSize;
+  return results.filter((r) => r.error !== undefined).length;
+}
+
+/** Batches of `size` records from `next`; with `total`, the last batch stops at the total. */
+function bulk(path: string, apiKey: string, next: () => Body, size = options.batchSize, total = Infinity): Load {
+  let sent = 0;
+  return {
+    path,
+    headers: jsonHeaders(apiKey),
+    body: () => {
+      const n = Math.max(1, Math.min(size, total - sent));
+      sent += n;
+      return JSON.stringify({ records: Array.from({ length: n }, next) });
+    },
+    records: size,
+    check: bulkErrors,
+  };
+}
+
+const routes = {
+  carrier: '/api/v1/carriers/upsert',
+  load: '/api/v1/loads/upsert',
+  leg: '/api/v1/loadlegs/upsert',
+  stop: '/api/v1/stops/upsert',
+  update: '/api/v1/loadupdates/create',
+  bulkCarriers: '/api/v1/carriers/bulk_upsert',
+  bulkLoads: '/api/v1/loads/bulk_upsert',
+  bulkLegs: '/api/v1/loadlegs/bulk_upsert',
+  bulkStops: '/api/v1/stops/bulk_upsert',
+  bulkUpdates: '/api/v1/loadupdates/bulk_create',
+};
+
+/** Sends `count` bodies from `next` one by one (64 at a time) and fails on any error. */
+async function seedSingle(server: Started, path: string, apiKey: string, count: number, next: (i: number) => Body) {
+  let i = 0;
+  const { result } = await cannon(
+    server.port,
+    single(path, apiKey, () => next(i++)),
+    Math.min(64, count),
+    { amount: count },
+  );
+  if (result.errors || result.non2xx) throw new Error(`seeding ${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+}
+
+async function bulkAvailable(server: Started, apiKey: string): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${server.port}${routes.bulkLoads}`, { method: 'POST', headers: jsonHeaders(apiKey), body: '{"records":[]}' });
+  await res.text();
+  return res.status !== 404;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load board
+
+const loadBoardQuery = /* GraphQL */ `query LoadBoard {
+  loads(first: 50) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    edges { node {
+      permalink tmsId status phase customerName bolNumber poNumber tmsUrl changedAt
+      legs {
+        permalink sequence driverName driverPhone truckNumber trailerNumber
+        carrier { permalink name mcNumber scac }
+        stops { permalink sequence type locationName city state appointmentStart appointmentEnd arrivedAt departedAt }
+      }
+      updates(first: 1) { type occurredAt status phase latitude longitude city state message }
+    } }
+  }
+}`;
+
+const graphqlErrors = (text: string) => {
+  const body = JSON.parse(text) as { errors?: unknown[]; data?: { loads?: { edges?: unknown[] } } };
+  return body.errors?.length || !body.data?.loads?.edges?.length ? 1 : 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const database = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+  console.error(
+    `tms-ingest bench on ${database}; work directory ${work}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c().catch((e) => console.error(`cleanup: ${e}`));
+    rmSync(work, { recursive: true, force: true });
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+
+  try {
+    // Databases: one for the service; the references share it on PostgreSQL (their own tenants),
+    // and get their own PGlite directories (PGlite admits one process).
+    const serviceDb = await createDatabase('service');
+    cleanups.push(serviceDb.drop);
+    console.error('creating tenants with the tenant CLI (applies the migrations)…');
+    const svcKey = await createTenant(serviceDb, 'svc');
+    const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
+    const wantReferences = options.references && only.has('load-upsert');
+    const refDbs: Record<'node' | 'yoga', Target> = { node: serviceDb, yoga: serviceDb };
+    const refKeys = { node: '', yoga: '' };
+    if (wantReferences) {
+      for (const mode of ['node', 'yoga'] as const) refKeys[mode] = await createTenant(serviceDb, `floor-${mode}`);
+      // PGlite admits one process: each reference gets a copy of the service's (still unused) database.
+      if (database === 'pglite') {
+        for (const mode of ['node', 'yoga'] as const) {
+          const dataDir = join(work, `floor-${mode}`);
+          cpSync(serviceDb.env.DATA_DIR!, dataDir, { recursive: true });
+          refDbs[mode] = { env: { DATA_DIR: dataDir } };
+        }
+      }
+    }
+
+    const profileDir = join(root, 'bench/profiles');
+    if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
+    // Profiles are named CPU.<date>.<time>.<pid>.<thread>.…: the pids are in the progress lines.
+    const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const service = await startServer(
+      process.execPath,
+      [...profileArgs, ...nodeTsx, join(root, 'src/main.ts')],
+      {
+        ...process.env,
+        ...serviceDb.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        NODE_ENV: 'production',
+        LOG_LEVEL: options.logLevel,
+        // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
+        // shedding stays on, as deployed; its 503s would show as errors).
+        RATE_LIMIT_RECORDS_PER_SECOND: '0',
+        RATE_LIMIT_QUERIES_PER_SECOND: '0',
+      },
+      join(work, 'service.log'),
+      /listening on http:\/\/localhost:(\d+)/,
+    );
+    cleanups.push(() => service.stop());
+    console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);
+
+    const svc = svcStreams('svc');
+    const needsBaseline = [...only].some((s) => s !== 'load-upsert' && s !== 'first-sync' && s !== 'load-board');
+    if (needsBaseline || only.has('load-upsert')) {
+      console.error(`seeding ${baseline.carriers} carriers, ${baseline.loads} loads and their first legs (single routes)…`);
+      await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
+      await seedSingle(service, routes.load, svcKey, baseline.loads, (i) => data.load('svc', i));
+      await seedSingle(service, routes.leg, svcKey, baseline.loads, (i) => data.leg('svc', i, 1, baseline.carriers));
+    }
+    const hasBulk = await bulkAvailable(service, svcKey);
+    const { duration, warmup, connections } = options;
+
+    // Single load upsert: service, then the two references, same connections and duration.
+    if (only.has('load-upsert')) {
+      console.error('single load upsert (warm-up, then measured)…');
+      const load = single(routes.load, svcKey, svc.loads);
+      await cannon(service.port, load, connections, { duration: warmup });
+      await measureLoad('load-upsert', 'service', service, load, connections, { duration });
+      if (wantReferences) {
+        for (const mode of ['node', 'yoga'] as const) {
+          const ref = await startServer(
+            process.execPath,
+            [...profileArgs, ...nodeTsx, join(root, 'bench/reference-server.ts'), mode],
+            { ...process.env, ...refDbs[mode].env, PORT: '0' },
+            join(work, `floor-${mode}.log`),
+            /listening (\d+)/,
+          );
+          try {
+            console.error(`reference ${mode} pid ${ref.child.pid} on port ${ref.port}`);
+            const slug = `floor-${mode}`;
+            const refLoad = single(
+              routes.load,
+              refKeys[mode],
+              mixed(0, (i, rev) => data.load(slug, i, rev)),
+            );
+            await cannon(ref.port, refLoad, connections, { duration: warmup });
+            await measureLoad('load-upsert', mode === 'node' ? 'floor (node:http + pg)' : 'floor (bare Yoga)', ref, refLoad, connections, { duration });
+          } finally {
+            await ref.stop();
+          }
+        }
+      }
+    }
+    if (only.has('leg-upsert')) await measureLoad('leg-upsert', 'service', service, single(routes.leg, svcKey, svc.legs), connections, { duration });
+    if (only.has('stop-upsert')) await measureLoad('stop-upsert', 'service', service, single(routes.stop, svcKey, svc.stops), connections, { duration });
+    if (only.has('update-create'))
+      await measureLoad('update-create', 'service', service, single(routes.update, svcKey, svc.updates), connections, { duration });
+
+    const bulkScenarios: [ScenarioName, string, () => Body][] = [
+      ['bulk-carriers', routes.bulkCarriers, svc.carriers],
+      ['bulk-loads', routes.bulkLoads, svc.loads],
+      ['bulk-legs', routes.bulkLegs, svc.legs],
+      ['bulk-stops', routes.bulkStops, svc.stops],
+      ['bulk-updates', routes.bulkUpdates, svc.updates],
+    ];
+    for (const [name, path, next] of bulkScenarios) {
+      if (!only.has(name)) continue;
+      if (!hasBulk) {
+        skipped.push(`${name}: skipped, the service has no bulk routes yet (POST ${path} answers 404)`);
+        continue;
+      }
+      await measureLoad(name, 'service', service, bulk(path, svcKey, next), options.bulkConnections, { duration }, `${options.batchSize} records per request`);
+    }
+
+    // First sync: a new tenant's whole history through the bulk routes, parents first.
+    let boardData = '';
+    if (only.has('first-sync') || only.has('load-board')) {
+      const loads = Math.round(20_000 * options.syncScale);
+      const carriers = Math.max(10, Math.round(500 * options.syncScale));
+      if (hasBulk) {
+        const phases: [string, string, number, (i: number) => Body][] = [
+          ['carriers', routes.bulkCarriers, carriers, (i) => data.carrier('sync', i)],
+          ['loads', routes.bulkLoads, loads, (i) => data.load('sync', i)],
+          ['legs', routes.bulkLegs, loads * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, carriers)],
+          ['stops', routes.bulkStops, loads * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1)],
+          ['updates', routes.bulkUpdates, loads * 5, (i) => data.update('sync', i, Math.floor(i / 5))],
+        ];
+        const meter = measure(service.child.pid!);
+        const started = performance.now();
+        const windowStart = monotonicUs();
+        let requests = 0;
+        let records = 0;
+        let errors = 0;
+        for (const [label, path, count, make] of phases) {
+          let i = 0;
+          const batches = Math.ceil(count / options.batchSize);
+          const phaseStarted = performance.now();
+          const { result, failed } = await cannon(
+            service.port,
+            bulk(path, syncKey, () => make(i++), options.batchSize, count),
+            options.bulkConnections,
+            {
+              amount: batches,
+            },
+          );
+          requests += result.requests.total;
+          records += count - failed;
+          errors += result.errors + result.non2xx + failed;
+          console.error(
+            `  first sync ${label}: ${count} records in ${fmt((performance.now() - phaseStarted) / 1000, 1)} s, ${failed + result.errors + result.non2xx} errors`,
+          );
+        }
+        const seconds = (performance.now() - started) / 1000;
+        const usage = meter.end();
+        if (only.has('first-sync')) {
+          rows.push({
+            scenario: 'first-sync',
+            target: 'service',
+            connections: options.bulkConnections,
+            requests,
+            seconds,
+            requestsPerSecond: requests / seconds,
+            records,
+            recordsPerSecond: records / seconds,
+            p50Ms: NaN,
+            p99Ms: NaN,
+            errors,
+            usage,
+            cpuMsPerRequest: cpuMs(usage, seconds, requests),
+            window: [windowStart, monotonicUs()],
+            note: `${fmt(carriers)} carriers, ${fmt(loads)} loads, ${fmt(loads * 2)} legs, ${fmt(loads * 4)} stops, ${fmt(loads * 5)} updates in ${fmt(seconds, 1)} s`,
+          });
+          console.error(`  first-sync: ${fmt(records)} records in ${fmt(seconds, 1)} s = ${fmt(records / seconds)} records/s`);
+        }
+        boardData = `${fmt(loads)} loads (first sync: 2 legs with a carrier, 4 stops, 5 updates each)`;
+      } else {
+        if (only.has('first-sync')) skipped.push('first-sync: skipped, the service has no bulk routes yet');
+        // The load board still gets a data set, posted one record at a time (the issue's 400-load shape, more loads).
+        const n = Math.round(1_000 * Math.min(1, options.syncScale * 2));
+        console.error(`seeding the load board with ${n} loads over the single routes…`);
+        await seedSingle(service, routes.carrier, syncKey, 100, (i) => data.carrier('sync', i));
+        await seedSingle(service, routes.load, syncKey, n, (i) => data.load('sync', i));
+        await seedSingle(service, routes.leg, syncKey, n * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, 100));
+        await seedSingle(service, routes.stop, syncKey, n * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1));
+        await seedSingle(service, routes.update, syncKey, n * 5, (i) => data.update('sync', i, Math.floor(i / 5)));
+        boardData = `${fmt(n)} loads (single routes: 2 legs with a carrier, 4 stops, 5 updates each)`;
+      }
+    }
+
+    if (only.has('load-board')) {
+      const board: Load = {
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': syncKey },
+        body: () => JSON.stringify({ query: loadBoardQuery, operationName: 'LoadBoard' }),
+        records: 1,
+        check: graphqlErrors,
+      };
+      await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
+      await measureLoad('load-board', 'service', service, board, options.graphqlConnections, { duration }, boardData);
+    }
+
+    const code = await service.stop();
+    if (code !== 0) console.error(`the service exited with code ${code} (log ${service.logFile})`);
+    report(database);
+  } finally {
+    await cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function report(database: string) {
+  const find = (scenario: string, target: Row['target']) => rows.find((r) => r.scenario === scenario && r.target === target);
+  const svc = find('load-upsert', 'service');
+  const floor = find('load-upsert', 'floor (node:http + pg)');
+  const yoga = find('load-upsert', 'floor (bare Yoga)');
+  const ratios: Record<string, number> = {};
+  const measured = (r: Row | undefined): r is Row => !!r && r.requests > 0;
+  for (const r of [svc, floor, yoga]) if (r?.requests === 0) skipped.push(`load-upsert → ${r.target}: no answer within the run, no ratio`);
+  if (measured(svc) && measured(floor)) {
+    ratios['service / floor req/s'] = svc.requestsPerSecond / floor.requestsPerSecond;
+    ratios['service / floor p99'] = svc.p99Ms / floor.p99Ms;
+    ratios['service / floor CPU ms per request'] = svc.cpuMsPerRequest / floor.cpuMsPerRequest;
+  }
+  if (measured(yoga) && measured(floor)) {
+    ratios['bare Yoga / floor req/s'] = yoga.requestsPerSecond / floor.requestsPerSecond;
+    ratios['bare Yoga / floor CPU ms per request'] = yoga.cpuMsPerRequest / floor.cpuMsPerRequest;
+  }
+  if (measured(svc) && measured(yoga)) ratios['service / bare Yoga req/s'] = svc.requestsPerSecond / yoga.requestsPerSecond;
+  const bulkLoads = find('bulk-loads', 'service');
+  if (measured(bulkLoads) && measured(floor)) ratios['bulk loads records/s / floor req/s'] = bulkLoads.recordsPerSecond / floor.requestsPerSecond;
+
+  const targets: { target: string; measured: string; met: boolean }[] = [];
+  if (ratios['service / floor req/s'] !== undefined) {
+    targets.push({
+      target: 'single load upsert ≥ 0.6 × floor req/s',
+      measured: `${ratios['service / floor req/s']!.toFixed(2)} ×`,
+      met: ratios['service / floor req/s']! >= 0.6,
+    });
+    targets.push({
+      target: 'single load upsert p99 ≤ 2 × floor p99',
+      measured: `${ratios['service / floor p99']!.toFixed(2)} ×`,
+      met: ratios['service / floor p99']! <= 2,
+    });
+  }
+  if (svc) {
+    targets.push({ target: 'single load upsert: zero errors', measured: `${svc.errors}`, met: svc.errors === 0 });
+    targets.push({ target: 'service peak RSS ≤ 250 MB (single upsert)', measured: `${fmt(svc.usage!.peakRssMb)} MB`, met: svc.usage!.peakRssMb <= 250 });
+  }
+  if (ratios['bulk loads records/s / floor req/s'] !== undefined) {
+    const r = ratios['bulk loads records/s / floor req/s']!;
+    targets.push({ target: 'bulk load upsert ≥ 8 × floor req/s (records/s)', measured: `${r.toFixed(1)} ×`, met: r >= 8 });
+  }
+  const sync = find('first-sync', 'service');
+  if (sync)
+    targets.push({ target: 'first sync ≥ 10,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 10_000 });
+  const board = find('load-board', 'service');
+  if (measured(board))
+    targets.push({ target: `load board p99 ≤ 50 ms at ${options.graphqlConnections} connections`, measured: `${board.p99Ms} ms`, met: board.p99Ms <= 50 });
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
+  const lines = [
+    `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
+    '',
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up; ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.`,
+    '',
+    '| scenario | target | conns | requests | req/s | records/s | p50 ms | p99 ms | errors | CPU % | CPU ms/req | peak RSS MB | machine busy % (load) |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map((r) =>
+      [
+        r.scenario,
+        r.target,
+        r.connections,
+        fmt(r.requests),
+        fmt(r.requestsPerSecond),
+        fmt(r.recordsPerSecond),
+        Number.isNaN(r.p50Ms) ? '–' : r.p50Ms,
+        Number.isNaN(r.p99Ms) ? '–' : r.p99Ms,
+        r.errors,
+        r.usage ? fmt(r.usage.cpuPercent) : '–',
+        Number.isNaN(r.cpuMsPerRequest) ? '–' : fmt(r.cpuMsPerRequest, 2),
+        r.usage ? fmt(r.usage.peakRssMb) : '–',
+        r.usage ? `${fmt(r.usage.machineBusyPercent)} (${r.usage.loadAverage.toFixed(1)})` : '–',
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .concat(' |'),
+    ),
+    '',
+    ...rows.filter((r) => r.note).map((r) => `- ${r.scenario}: ${r.note}`),
+    ...skipped.map((s) => `- ${s}`),
+    '',
+    ...(Object.keys(ratios).length ? ['| ratio | value |', '|---|--:|', ...Object.entries(ratios).map(([k, v]) => `| ${k} | ${v.toFixed(2)} |`), ''] : []),
+    ...(targets.length
+      ? ['| target | measured | met |', '|---|--:|:-:|', ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : 'NO'} |`), '']
+      : []),
+  ];
+  console.log(lines.join('\n'));
+
+  const dir = join(root, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${database}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      { date: new Date().toISOString(), database, machine, loadAverage: loadavg(), options, scenarios: [...only], rows, skipped, ratios, targets },
+      null,
+      2,
+    )}\n`,
+  );
+  console.error(`results written to ${file}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

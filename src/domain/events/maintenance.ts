@@ -1,0 +1,55 @@
+/**
+ * Background upkeep of the change events, run by every instance on an interval (idempotent, so
+ * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events, and
+ * events older than the retention are deleted.
+ */
+import type { Clock } from '../../clock.js';
+import type { Database } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+import type { IngestRecorder } from '../ingest-health/events.js';
+import { recordIngestHealthStates } from './ingest-health.js';
+import { pruneLoadEvents } from './service.js';
+
+export interface EventMaintenanceOptions {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  recorder: IngestRecorder;
+  retentionMs: number;
+  degradedRejectionRate: number;
+  /** 0 disables the timer (tests run it by hand). */
+  intervalMs: number;
+}
+
+export function createEventMaintenance({ db, clock, logger, recorder, retentionMs, degradedRejectionRate, intervalMs }: EventMaintenanceOptions) {
+  let running: Promise<void> | null = null;
+
+  async function runOnce(): Promise<void> {
+    // This instance's accounting first, so its requests count in the states.
+    await recorder.flush();
+    const now = clock.now();
+    const changed = await recordIngestHealthStates({ db, now, degradedRejectionRate });
+    const pruned = await pruneLoadEvents(db, new Date(now.getTime() - retentionMs));
+    if (changed || pruned) logger.debug({ changed, pruned }, 'event maintenance');
+  }
+
+  const run = () => {
+    running ??= runOnce()
+      .catch((error) => logger.warn({ err: error }, 'event maintenance failed; will retry'))
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = intervalMs > 0 ? setInterval(() => void run(), intervalMs) : null;
+  timer?.unref();
+
+  return {
+    /** One pass now (tests; shutdown does not need one). */
+    runOnce,
+    async close() {
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The limits' HTTP side (src/limits/limits.ts decides): sheds new requests with 503 while the service
+ * is overloaded (`/healthz` and `/metrics` stay answerable), remembers each request's client address
+ * for failed-key throttling, and charges GraphQL operations: mutations take one record per mutation
+ * field from the tenant's ingestion bucket (the one REST uses), queries one from the tenant's query
+ * bucket. The REST pipeline charges its own routes (plugin.ts).
+ */
+import { getOperationAST, Kind, OperationTypeNode } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { RequestContext } from '../graphql/context.js';
+import type { Limits } from '../limits/limits.js';
+import { clientAddressOf } from '../limits/client-address.js';
+import { errorResponse } from './respond.js';
+
+const addresses = new WeakMap<Request, string>();
+const graphqlHeaders = new WeakMap<Request, Record<string, string>>();
+const neverShed = new Set(['/healthz', '/metrics']);
+
+/** The client address of a request (see client-address.ts); `unknown` outside an HTTP server. */
+export function clientAddress(request: Request): string {
+  return addresses.get(request) ?? 'unknown';
+}
+
+export function useLimits(limits: Limits, clientAddressHeader: string | null): Plugin {
+  return {
+    onRequest({ request, url, serverContext, endResponse }) {
+      addresses.set(request, clientAddressOf(request, serverContext, clientAddressHeader));
+      if (neverShed.has(url.pathname)) return;
+      const overloaded = limits.shedding();
+      if (overloaded) endResponse(errorResponse(overloaded));
+    },
+    async onExecute({ args, setResultAndStopExecution }) {
+      const ctx = args.contextValue as Partial<RequestContext>;
+      const tenant = ctx.actor?.tenant;
+      if (!ctx.actor || !ctx.request) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      if (!operation) return;
+      let charge;
+      if (operation.operation === OperationTypeNode.MUTATION) {
+        // The admin key cannot write (mutations answer forbidden), so only tenants are charged.
+        if (ctx.actor.kind !== 'tenant' || !tenant) return;
+        const fields = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD && !s.name.value.startsWith('__')).length;
+        charge = await limits.chargeRecords(tenant, Math.max(1, fields));
+      } else if (operation.operation === OperationTypeNode.QUERY) {
+        const key = ctx.actor.kind === 'admin' ? 'admin' : tenant!.id;
+        charge = await limits.chargeQuery(key, ctx.actor.kind === 'admin' ? 'admin' : tenant!.slug);
+      } else return;
+      graphqlHeaders.set(ctx.request, charge.headers);
+      if (charge.error) {
+        const { error } = charge;
+        setResultAndStopExecution({
+          errors: [
+            createGraphQLError(error.message, {
+              extensions: { code: error.code, retryAfter: Number(error.headers?.['Retry-After']), http: { status: error.status, headers: error.headers } },
+            }),
+          ],
+        });
+      }
+    },
+    onResponse({ request, response }) {
+      const headers = graphqlHeaders.get(request);
+      if (headers) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+    },
+  };
+}

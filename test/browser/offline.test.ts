@@ -1,0 +1,149 @@
+/**
+ * The browser pages work offline: GraphiQL, the API reference and the landing page load in headless
+ * Chromium with every request to another host blocked (and recorded: none may be made), a query runs
+ * in GraphiQL with a key typed into its headers pane, and the API reference lists every route.
+ * Saves the screenshots the README shows (docs/screenshots/).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { restRoutes } from '../../src/routes.js';
+import { apiFor, createTestApp, type TestApp, type TestTenant } from '../helpers/app.js';
+import { seedExample } from './seed-example.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const screenshots = resolve(import.meta.dirname, '../../docs/screenshots');
+
+let testApp: TestApp;
+let server: Server;
+let base: string;
+let tenant: TestTenant;
+let context: BrowserContext;
+let userDataDir: string;
+/** Every request the pages made to a host other than the service's (all blocked). */
+const foreignRequests: string[] = [];
+
+beforeAll(async () => {
+  testApp = await createTestApp();
+  tenant = await testApp.createTenant({ slug: 'demo-browser' });
+  await seedExample(apiFor(testApp, tenant.apiKey), tenant);
+  server = createServer(testApp.app);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  userDataDir = mkdtempSync(join(tmpdir(), 'tms-ingest-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      // Belt and braces: no other host even resolves.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+  const origin = new URL(base).origin;
+  context.on('request', (request) => {
+    const url = request.url();
+    if (/^(data|blob|about):/.test(url)) return;
+    if (new URL(url).origin !== origin) foreignRequests.push(url);
+  });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    return new URL(url).origin === origin ? route.continue() : route.abort('blockedbyclient');
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  await new Promise((done) => server?.close(done));
+  await testApp?.close();
+});
+
+/** The text of a Monaco editor inside `selector` (its rendered lines; Monaco renders spaces as U+00A0). */
+const editorText = async (page: Page, selector: string) => (await page.locator(`${selector} .view-lines`).first().innerText()).replace(/\u00a0/g, ' ');
+
+describe('offline pages in Chromium', () => {
+  test('the landing page links GraphiQL, the API reference, the OpenAPI document and the health endpoints', async () => {
+    const page = await context.newPage();
+    const res = await page.goto(`${base}/`);
+    expect(res?.status()).toBe(200);
+    for (const [name, href] of [
+      ['GraphiQL', '/graphql'],
+      ['REST API reference', '/api/v1/docs'],
+      ['OpenAPI document', '/api/v1/openapi.json'],
+      ['Liveness', '/healthz'],
+      ['Readiness', '/readyz'],
+    ]) {
+      await expect(page.getByRole('link', { name, exact: true }).getAttribute('href')).resolves.toBe(href);
+    }
+    await page.getByRole('link', { name: 'Readiness', exact: true }).click();
+    await expect(page.locator('body').innerText()).resolves.toContain('ready');
+    await page.close();
+  });
+
+  test('GraphiQL opens on the example query, fetches the schema once a key is typed, runs the query and keeps the key for a new tab', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/graphql`);
+    await page.locator('.graphiql-query-editor .view-lines').first().waitFor({ timeout: 120_000 });
+    await expect.poll(() => editorText(page, '.graphiql-query-editor'), { timeout: 60_000 }).toContain('query RecentLoads');
+
+    // Type the key into the headers pane (replacing the placeholder).
+    await page.getByRole('button', { name: 'Headers', exact: true }).click();
+    const headers = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
+    await headers.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(`{ "X-API-Key": "${tenant.apiKey}" }`);
+    await expect.poll(() => editorText(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden)'), { timeout: 30_000 }).toContain(tenant.apiKey);
+
+    // The schema is fetched again without a click: the docs explorer shows the root types.
+    await page.getByRole('button', { name: /Show Documentation Explorer/i }).click();
+    await expect.poll(() => page.locator('.graphiql-doc-explorer').innerText(), { timeout: 60_000 }).toContain('Query');
+
+    await page.getByRole('button', { name: /Execute query/i }).click();
+    await expect.poll(() => editorText(page, '.graphiql-response'), { timeout: 60_000 }).toContain(`"slug": "${tenant.slug}"`);
+    const result = await editorText(page, '.graphiql-response');
+    expect(result).toContain('"totalCount"');
+    expect(result).not.toContain('"errors"');
+    await page.screenshot({ path: join(screenshots, 'graphiql.png') });
+
+    // A new browser tab starts with the key: its schema loads and a query runs without typing it.
+    await page.close();
+    const second = await context.newPage();
+    await second.goto(`${base}/graphql`);
+    await expect.poll(() => editorText(second, '.graphiql-query-editor'), { timeout: 120_000 }).toContain('query RecentLoads');
+    await expect.poll(() => editorText(second, '.graphiql-editor-tool .graphiql-editor:not(.hidden)'), { timeout: 30_000 }).toContain(tenant.apiKey);
+    await second.getByRole('button', { name: /Execute query/i }).click();
+    await expect.poll(() => editorText(second, '.graphiql-response'), { timeout: 60_000 }).toContain(`"slug": "${tenant.slug}"`);
+    await second.close();
+  });
+
+  test('the API reference renders every REST route from the OpenAPI document', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/api/v1/docs`);
+    const body = page.locator('body');
+    for (const route of restRoutes) {
+      await expect.poll(() => body.innerText(), { timeout: 60_000 }).toContain(route.doc.summary);
+    }
+    await expect(page.getByText('/api/v1/loads/upsert').first().isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: join(screenshots, 'api-reference.png') });
+    await page.close();
+  });
+
+  test('no page asked another host for anything', () => {
+    expect(foreignRequests).toEqual([]);
+  });
+});

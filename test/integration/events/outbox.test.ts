@@ -1,0 +1,145 @@
+/**
+ * The change-event outbox (load_events): every write that changes something records its events in
+ * the same transaction, through the database triggers; skipped and duplicate writes record nothing;
+ * seq is per tenant and strictly increasing.
+ */
+import { describe, expect, test } from '../../fixtures.js';
+import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import type { TestApp } from '../../helpers/app.js';
+
+async function eventsOf(testApp: TestApp, tenantId: string, afterSeq = 0n) {
+  const rows = await testApp.database.db.prisma.loadEvent.findMany({ where: { tenantId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' } });
+  return rows.map((row) => ({ seq: row.seq, type: row.type, loadPermalink: row.loadPermalink, data: row.data as any }));
+}
+const lastSeq = async (testApp: TestApp, tenantId: string) =>
+  (await testApp.database.db.prisma.loadEvent.aggregate({ where: { tenantId }, _max: { seq: true } }))._max.seq ?? 0n;
+
+// The file's first test also waits for the app's database to be created and migrated.
+describe('load events', { timeout: 120_000 }, () => {
+  test('a new load records load.created with the load; an update records load.changed naming the changed fields and load.phase_changed', async ({
+    testApp,
+    api,
+    tenant,
+  }) => {
+    await testApp.database.db.prisma.statusMapping.create({
+      data: { tenantId: tenant.id, status: 'In Transit', statusKey: 'in transit', phase: 'IN_TRANSIT' },
+    });
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const permalink = load.native_system_load_permalink as string;
+    await seed(api, routes.load, { ...load, native_system_load_status: 'In Transit', bol_number: 'BOL-NEW' });
+    const events = await eventsOf(testApp, tenant.id);
+    expect(events.map((e) => e.type)).toEqual(['load.created', 'load.changed', 'load.phase_changed']);
+    expect(events.map((e) => e.seq)).toEqual([1n, 2n, 3n]);
+    expect(events.every((e) => e.loadPermalink === permalink)).toBe(true);
+    expect(events[0]!.data.load).toMatchObject({ permalink, status: 'Booked', phase: 'UNMAPPED', bolNumber: load.bol_number });
+    expect(events[1]!.data).toMatchObject({ changedFields: ['bolNumber', 'status'], load: { bolNumber: 'BOL-NEW', phase: 'IN_TRANSIT' } });
+    expect(events[2]!.data).toMatchObject({ loadPermalink: permalink, from: 'UNMAPPED', to: 'IN_TRANSIT', status: 'In Transit' });
+  });
+
+  test('a skipped upsert, a duplicate load update and an upsert that changes nothing record no event', async ({ testApp, api, tenant }) => {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const update = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load));
+    await api.post(`${routes.load}?sync_run_time=2026-11-23T10:00:00Z`, load);
+    const before = await lastSeq(testApp, tenant.id);
+    expect((await api.post(`${routes.load}?sync_run_time=2026-11-23T09:00:00Z`, { ...load, bol_number: 'X' })).body.status).toBe('skipped');
+    expect((await api.post(routes.loadUpdate, update)).body.status).toBe('duplicate');
+    expect((await api.post(routes.load, load)).body.status).toBe('processed');
+    expect(await eventsOf(testApp, tenant.id, before)).toEqual([]);
+  });
+
+  test('legs, stops and load updates record leg.changed, stop.changed, stop.arrived, stop.departed and load_update.received', async ({
+    testApp,
+    api,
+    tenant,
+  }) => {
+    const carrier = await seed(api, routes.carrier, carrierBody(tenant));
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const permalink = load.native_system_load_permalink;
+    const start = await lastSeq(testApp, tenant.id);
+    const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load));
+    await seed(api, routes.loadLeg, { ...leg, native_system_carrier_permalink: carrier.native_system_carrier_permalink, driver_name: 'Sam' });
+    const stop = await seed(api, routes.stop, stopBody(tenant, leg));
+    await seed(api, routes.stop, { ...stop, arrived_at: '2026-11-23T09:00:00Z' });
+    await seed(api, routes.stop, { ...stop, arrived_at: '2026-11-23T09:00:00Z', departed_at: '2026-11-23T10:00:00Z', location_name: 'Dock 4' });
+    await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { update_type: 'gps_ping', latitude: 41.88, longitude: -87.63 }));
+    const events = await eventsOf(testApp, tenant.id, start);
+    expect(events.map((e) => e.type)).toEqual([
+      'leg.changed',
+      'leg.changed',
+      'stop.changed',
+      'stop.arrived',
+      'stop.changed',
+      'stop.departed',
+      'load_update.received',
+    ]);
+    expect(events.every((e) => e.loadPermalink === permalink)).toBe(true);
+    expect(events[0]!.data).toMatchObject({
+      loadPermalink: permalink,
+      created: true,
+      leg: { permalink: leg.native_system_load_leg_permalink, carrierPermalink: null },
+    });
+    expect(events[1]!.data).toMatchObject({
+      created: false,
+      changedFields: ['carrierPermalink', 'driverName'],
+      leg: { carrierPermalink: carrier.native_system_carrier_permalink },
+    });
+    expect(events[2]!.data).toMatchObject({
+      created: true,
+      stop: { permalink: stop.native_system_stop_permalink, legPermalink: leg.native_system_load_leg_permalink, city: 'Chicago' },
+    });
+    expect(events[3]!.data).toMatchObject({ arrivedAt: '2026-11-23T09:00:00.000Z', stop: { permalink: stop.native_system_stop_permalink } });
+    expect(events[4]!.data).toMatchObject({ created: false, changedFields: ['locationName'] });
+    expect(events[5]!.data).toMatchObject({ departedAt: '2026-11-23T10:00:00.000Z' });
+    expect(events[6]!.data).toMatchObject({ loadPermalink: permalink, update: { type: 'gps_ping', latitude: 41.88, longitude: -87.63 } });
+  });
+
+  test('a user edit (editLoad) records load.changed like an upsert', async ({ testApp, api, tenant }) => {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const start = await lastSeq(testApp, tenant.id);
+    const res = await api.graphql(`mutation ($p: String!) { editLoad(permalink: $p, patch: { customerName: "Acme" }) { customerName } }`, {
+      p: load.native_system_load_permalink,
+    });
+    expect(res.body.errors).toBeUndefined();
+    const events = await eventsOf(testApp, tenant.id, start);
+    expect(events.map((e) => [e.type, e.data.changedFields, e.data.load.customerName])).toEqual([['load.changed', ['customerName'], 'Acme']]);
+  });
+
+  test('re-phasing by a status mapping records load.phase_changed for each load', async ({ testApp, api, tenant }) => {
+    const a = await seed(api, routes.load, loadBody(tenant, { native_system_load_status: 'At Dock' }));
+    const b = await seed(api, routes.load, loadBody(tenant, { native_system_load_status: 'at dock ' }));
+    const start = await lastSeq(testApp, tenant.id);
+    const res = await api.graphql(`mutation { setStatusMapping(status: "At Dock", phase: AT_PICKUP) { phase } }`);
+    expect(res.body.errors).toBeUndefined();
+    const events = await eventsOf(testApp, tenant.id, start);
+    expect(events.map((e) => [e.type, e.loadPermalink, e.data.to]).sort()).toEqual(
+      [
+        ['load.phase_changed', a.native_system_load_permalink, 'AT_PICKUP'],
+        ['load.phase_changed', b.native_system_load_permalink, 'AT_PICKUP'],
+      ].sort(),
+    );
+  });
+
+  test('seq counts per tenant and stays gap-free and unique under concurrent writes', async ({ testApp, api, tenant, otherApi, otherTenant }) => {
+    const loads = Array.from({ length: 30 }, () => loadBody(tenant));
+    const others = Array.from({ length: 10 }, () => loadBody(otherTenant));
+    const results = await Promise.all([...loads.map((l) => api.post(routes.load, l)), ...others.map((l) => otherApi.post(routes.load, l))]);
+    expect(results.every((r) => r.body.status === 'processed')).toBe(true);
+    const events = await eventsOf(testApp, tenant.id);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 30 }, (_, i) => BigInt(i + 1)));
+    expect(new Set(events.map((e) => e.loadPermalink))).toEqual(new Set(loads.map((l) => l.native_system_load_permalink)));
+    expect((await eventsOf(testApp, otherTenant.id)).map((e) => e.seq)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
+  });
+
+  test('a write that rolls back leaves no event', async ({ testApp, api, tenant }) => {
+    await seed(api, routes.load, loadBody(tenant));
+    const start = await lastSeq(testApp, tenant.id);
+    await expect(
+      testApp.database.db.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`UPDATE loads SET bol_number = 'ROLLED-BACK' WHERE tenant_id = ${tenant.id}::uuid`;
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await eventsOf(testApp, tenant.id, start)).toEqual([]);
+    expect(await testApp.database.db.prisma.load.count({ where: { tenantId: tenant.id, bolNumber: 'ROLLED-BACK' } })).toBe(0);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * `npm start` runs the webhook delivery worker: a load posted to the server process reaches a
+ * receiver on 127.0.0.1, signed, without any test hook; SIGTERM still exits 0.
+ */
+import { vi } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, test } from '../../fixtures.js';
+import { migrate } from '../../../src/db/migrate.js';
+import { createTenant } from '../../../src/domain/tenant/service.js';
+import { loadBody, routes } from '../../factories/records.js';
+import { uniqueSlug } from '../../helpers/app.js';
+import { startReceiver } from '../../helpers/webhook-receiver.js';
+import { targets } from '../cli/targets.js';
+import { startServer } from './server-process.js';
+
+describe.each(targets)('webhooks from the server process ($name)', { timeout: 240_000 }, ({ create }) => {
+  test('a posted load is delivered to the endpoint created over GraphQL, with a valid signature', async () => {
+    const target = await create();
+    const receiver = await startReceiver();
+    try {
+      const slug = uniqueSlug();
+      const { apiKey } = await target.withDatabase(async (db) => {
+        await migrate(db.adapterFactory);
+        return createTenant(db, { slug, name: 'Webhook process test' });
+      });
+      const server = startServer({ ...target.env, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_INTERVAL_MS: '100' });
+      try {
+        const base = await server.started();
+        const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+        const created = await fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            query: `mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["load.created"]}) { secret } }`,
+            variables: { url: `${receiver.url}/process` },
+          }),
+        });
+        const { secret } = (await created.json()).data.createWebhookEndpoint;
+        const load = loadBody({ slug });
+        const posted = await fetch(`${base}${routes.load}`, { method: 'POST', headers, body: JSON.stringify(load) });
+        expect(posted.status).toBe(200);
+        await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 60_000, interval: 100 });
+        const [hook] = receiver.received;
+        const payload = new Webhook(secret).verify(hook!.body, hook!.webhookHeaders) as any;
+        expect(payload).toMatchObject({ type: 'load.created', data: { load: { permalink: load.native_system_load_permalink } } });
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+    } finally {
+      await receiver.close();
+      await target.cleanup();
+    }
+  });
+});

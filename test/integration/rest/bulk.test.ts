@@ -1,0 +1,180 @@
+/**
+ * Bulk routes (api-contract.md "Bulk routes"): one result per record in request order, the same
+ * outcomes and errors as the single routes, set-based writes, envelope errors rejected whole.
+ */
+import { recordSpecOf } from '../../../src/domain/registry.js';
+import { bulkRestPath } from '../../../src/domain/shared/record.js';
+import { describe, expect, test } from '../../fixtures.js';
+import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import type { Api } from '../../helpers/app.js';
+
+const bulk = {
+  carrier: bulkRestPath(recordSpecOf.carrier),
+  load: bulkRestPath(recordSpecOf.load),
+  loadLeg: bulkRestPath(recordSpecOf.load_leg),
+  stop: bulkRestPath(recordSpecOf.stop),
+  loadUpdate: bulkRestPath(recordSpecOf.load_update),
+};
+
+const post = (api: Api, path: string, records: unknown, query = '', headers?: Record<string, string>) => api.post(`${path}${query}`, { records }, headers);
+
+describe('bulk routes', () => {
+  test('the contract paths are served', () => {
+    expect(Object.values(bulk)).toEqual([
+      '/api/v1/carriers/bulk_upsert',
+      '/api/v1/loads/bulk_upsert',
+      '/api/v1/loadlegs/bulk_upsert',
+      '/api/v1/stops/bulk_upsert',
+      '/api/v1/loadupdates/bulk_create',
+    ]);
+  });
+
+  test('one result per record in request order: processed, validation_failed, tenant_mismatch, created and updated', async ({ api, tenant, testApp }) => {
+    const existing = await seed(api, routes.load, loadBody(tenant));
+    const fresh = loadBody(tenant);
+    const res = await post(api, bulk.load, [
+      fresh,
+      { ...loadBody(tenant), native_system_load_status: 5 },
+      { ...existing, bol_number: 'NEW' },
+      { ...loadBody(tenant), company_permalink: 'someone-else' },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { status: 'processed', message: expect.stringContaining('created'), permalink: fresh.native_system_load_permalink, unknown_fields: [] },
+      { error: { code: 'validation_failed', message: expect.any(String), details: [{ field: 'native_system_load_status', issue: expect.any(String) }] } },
+      { status: 'processed', message: expect.stringContaining('updated'), permalink: existing.native_system_load_permalink, unknown_fields: [] },
+      { error: { code: 'tenant_mismatch', message: expect.any(String), details: expect.any(Array) } },
+    ]);
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: existing.native_system_load_permalink as string } });
+    expect(stored.bolNumber).toBe('NEW');
+  });
+
+  test('skipped by sync_run_time per record; a bad sync_run_time fails every record', async ({ api, tenant }) => {
+    const stored = await seed(api, `${routes.load}?sync_run_time=2026-03-01T12:00:00Z`, loadBody(tenant));
+    const fresh = loadBody(tenant);
+    const res = await post(api, bulk.load, [stored, fresh], '?sync_run_time=2026-03-01T10:00:00Z');
+    expect(res.body.results.map((r: { status?: string }) => r.status)).toEqual(['skipped', 'processed']);
+    const bad = await post(api, bulk.load, [loadBody(tenant), loadBody(tenant)], '?sync_run_time=yesterday');
+    expect(bad.status).toBe(200);
+    for (const r of bad.body.results)
+      expect(r.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'sync_run_time', issue: expect.any(String) }] });
+  });
+
+  test('parents from an earlier batch resolve; missing parents are 422 results; repeated update permalinks are duplicate', async ({ api, tenant }) => {
+    const carrier = carrierBody(tenant);
+    const loads = [loadBody(tenant), loadBody(tenant)];
+    expect((await post(api, bulk.carrier, [carrier])).body.results[0].status).toBe('processed');
+    expect((await post(api, bulk.load, loads)).body.results.map((r: { status: string }) => r.status)).toEqual(['processed', 'processed']);
+    const legs = loads.map((load) => loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+    const orphan = loadLegBody(tenant, loadBody(tenant));
+    const legResults = (await post(api, bulk.loadLeg, [...legs, orphan])).body.results;
+    expect(legResults.slice(0, 2).map((r: { status: string }) => r.status)).toEqual(['processed', 'processed']);
+    expect(legResults[2].error).toMatchObject({ code: 'parent_not_found', details: [{ field: 'native_system_load_permalink' }] });
+    expect((await post(api, bulk.stop, [stopBody(tenant, legs[0]!)])).body.results[0].status).toBe('processed');
+
+    const update = loadUpdateBody(tenant, loads[0]!);
+    const updates = (await post(api, bulk.loadUpdate, [update, { ...update, message: 'again' }, loadUpdateBody(tenant, loads[1]!)])).body.results;
+    expect(updates.map((r: { status: string }) => r.status)).toEqual(['processed', 'duplicate', 'processed']);
+  });
+
+  test('the same permalink twice in one batch: the later one wins, as two requests in order', async ({ api, tenant, testApp }) => {
+    const body = loadBody(tenant);
+    const res = await post(api, bulk.load, [{ ...body, bol_number: 'FIRST' }, loadBody(tenant), { ...body, bol_number: 'SECOND' }]);
+    expect(res.body.results.map((r: { message: string }) => r.message.match(/created|updated/)![0])).toEqual(['created', 'created', 'updated']);
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: body.native_system_load_permalink as string } });
+    expect(stored.bolNumber).toBe('SECOND');
+  });
+
+  test('an absent field keeps its stored value, per record, whatever the other records carry', async ({ api, tenant, testApp }) => {
+    const a = await seed(api, routes.load, loadBody(tenant, { po_number: 'PO-A' }));
+    const { po_number: _omitted, ...withoutPo } = a;
+    const b = loadBody(tenant, { po_number: 'PO-B' });
+    await post(api, bulk.load, [{ ...withoutPo, bol_number: 'X' }, b]);
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: a.native_system_load_permalink as string } });
+    expect(stored).toMatchObject({ poNumber: 'PO-A', bolNumber: 'X' });
+  });
+
+  test('writes 500 records in a few statements, not one per record', async ({ api, tenant, testApp }) => {
+    const statements: string[] = [];
+    const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
+    try {
+      const res = await post(
+        api,
+        bulk.load,
+        Array.from({ length: 500 }, () => loadBody(tenant)),
+      );
+      expect(res.body.results.filter((r: { status: string }) => r.status === 'processed')).toHaveLength(500);
+    } finally {
+      stop();
+    }
+    expect(statements.filter((sql) => /INSERT INTO "loads"/.test(sql))).toHaveLength(1);
+    expect(statements.length).toBeLessThanOrEqual(3);
+  });
+
+  test('envelope errors are rejected whole: not an array, empty, over 1,000 records, over 5 MiB, invalid JSON', async ({ api, tenant, testApp }) => {
+    for (const records of [undefined, {}, 'x', []]) {
+      const res = await api.post(bulk.load, records === undefined ? {} : { records });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'records' }] });
+    }
+    const tooMany = await post(
+      api,
+      bulk.carrier,
+      Array.from({ length: 1001 }, () => ({})),
+    );
+    expect(tooMany.status).toBe(400);
+    const big = await post(api, bulk.carrier, [carrierBody(tenant, { notes: 'x'.repeat(5 * 1024 * 1024) })]);
+    expect(big.status).toBe(413);
+    const invalid = await testApp.fetch(bulk.carrier, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
+      body: '{"records": [',
+    });
+    expect(invalid.status).toBe(400);
+    expect((await invalid.json()).error.code).toBe('invalid_json');
+    // A body over the single routes' 1 MiB is fine in bulk.
+    const records = Array.from({ length: 20 }, () => carrierBody(tenant, { notes: 'y'.repeat(60_000) }));
+    expect((await post(api, bulk.carrier, records)).body.results.every((r: { status: string }) => r.status === 'processed')).toBe(true);
+  });
+
+  test('unknown fields are listed per record and kept in extra; sync_run_time in the body gets a hint', async ({ api, tenant, testApp }) => {
+    const body = loadBody(tenant, { custmer_reference: 'X1', sync_run_time: '2026-03-01T10:00:00Z' });
+    const [result] = (await post(api, bulk.load, [body])).body.results;
+    expect(result.unknown_fields).toEqual(['custmer_reference', 'sync_run_time']);
+    expect(result.message).toMatch(/sync_run_time.*query parameter/);
+    const single = await api.post(routes.load, loadBody(tenant, { custmer_reference: 'X2' }));
+    expect(single.body.unknown_fields).toEqual(['custmer_reference']);
+    expect(single.body.message).not.toMatch(/query parameter/);
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: body.native_system_load_permalink as string } });
+    expect(stored.extra).toEqual({ custmer_reference: 'X1', sync_run_time: '2026-03-01T10:00:00Z' });
+  });
+
+  test('ingest health counts each record of a batch, by outcome', async ({ api, tenant, testApp }) => {
+    const stored = await seed(api, routes.carrier, carrierBody(tenant));
+    await post(api, bulk.carrier, [carrierBody(tenant), stored, { bad: true }], '', { 'Service-Ingest-Source': 'pull' });
+    await testApp.app.services.recorder.flush();
+    const counts = await testApp.database.db.prisma.ingestCount.findMany({ where: { tenantId: tenant.id, source: 'pull', kind: 'carrier' } });
+    const byOutcome = Object.fromEntries(counts.map((c) => [c.outcome, c.count]));
+    expect(byOutcome).toEqual({ processed: 2, rejected: 1 });
+  });
+});
+
+describe('bulk writes racing single upserts', () => {
+  test('a batch racing single upserts of the same permalinks: no duplicates, the freshest sync_run_time wins', async ({ api, tenant, testApp }) => {
+    const bodies = Array.from({ length: 40 }, () => loadBody(tenant));
+    const batch = post(
+      api,
+      bulk.load,
+      bodies.map((b) => ({ ...b, bol_number: 'BATCH' })),
+      '?sync_run_time=2026-03-01T10:00:00Z',
+    );
+    const singles = bodies.map((b) => api.post(`${routes.load}?sync_run_time=2026-03-01T11:00:00Z`, { ...b, bol_number: 'SINGLE' }));
+    const [batchResult, ...singleResults] = await Promise.all([batch, ...singles]);
+    expect(batchResult!.status).toBe(200);
+    expect(singleResults.every((r) => r.status === 200 && r.body.status === 'processed')).toBe(true);
+    const stored = await testApp.database.db.prisma.load.findMany({ where: { tenantId: tenant.id } });
+    expect(stored).toHaveLength(40);
+    // The single upserts carry the fresher time: whatever the interleaving, their data is kept.
+    expect(stored.every((load) => load.bolNumber === 'SINGLE')).toBe(true);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, test } from '../../fixtures.js';
+
+describe('browser pages', () => {
+  test('GET / answers a page linking GraphiQL, the API reference, the OpenAPI document and the health endpoints', async ({ testApp }) => {
+    const res = await testApp.fetch('/', { headers: { accept: 'text/html,application/xhtml+xml,*/*' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const page = await res.text();
+    for (const href of ['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']) expect(page).toContain(`href="${href}"`);
+  });
+
+  test('GET / with Accept: application/json answers the same links as JSON', async ({ testApp }) => {
+    const res = await testApp.fetch('/', { headers: { accept: 'application/json' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      service: 'tms-ingest',
+      links: {
+        graphiql: '/graphql',
+        'api-reference': '/api/v1/docs',
+        openapi: '/api/v1/openapi.json',
+        liveness: '/healthz',
+        readiness: '/readyz',
+        metrics: '/metrics',
+      },
+    });
+  });
+
+  test('GET /api/v1/docs serves Redoc from the service itself over the OpenAPI document, without a key', async ({ testApp }) => {
+    const res = await testApp.fetch('/api/v1/docs');
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain('spec-url="/api/v1/openapi.json"');
+    expect(page).toContain('<script src="/api/v1/docs/redoc.standalone.js">');
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+
+    const script = await testApp.fetch('/api/v1/docs/redoc.standalone.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toContain('javascript');
+    const source = await script.text();
+    expect(source).toContain('Redoc');
+    expect(source).not.toContain('cdn.redoc.ly');
+  });
+
+  test('GraphiQL carries its scripts, styles and editor workers inline (no CDN)', async ({ testApp }) => {
+    const res = await testApp.fetch('/graphql', { headers: { accept: 'text/html' } });
+    const page = await res.text();
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page).not.toContain('unpkg.com');
+    expect(page).toContain('YogaGraphiQL.renderYogaGraphiQL');
+  });
+
+  test('other methods on the pages, and unknown paths, keep the JSON 404', async ({ testApp }) => {
+    for (const [method, path] of [
+      ['POST', '/'],
+      ['POST', '/api/v1/docs'],
+      ['GET', '/api/v1/docs/'],
+      ['GET', '/docs'],
+    ] as const) {
+      const res = await testApp.fetch(path, { method });
+      expect(res.status).toBe(404);
+      expect((await res.json()).error.code).toBe('not_found');
+    }
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Two app instances on one database share the delivery work without sending anything twice: on
+ * PostgreSQL each has its own connection pool (really in parallel, FOR UPDATE SKIP LOCKED decides);
+ * on PGlite they share the embedded database.
+ */
+import { vi } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
+import { type apiFor, createTestApp, type TestApp } from '../../helpers/app.js';
+import { loadBody, loadUpdateBody, routes, seed } from '../../factories/records.js';
+import { createEndpoint, describe, expect, test, webhookEnv } from './setup.js';
+import type { WebhookReceiver } from '../../helpers/webhook-receiver.js';
+
+/** A second instance: its own pool on the same PostgreSQL database, or the same PGlite database. */
+async function secondInstance(testApp: TestApp, env: Record<string, string> = {}) {
+  const { url } = testApp.database;
+  const db = url ? await openDatabase({ url, dataDir: '', poolSize: 10 }) : testApp.database.db;
+  const app = await createTestApp({ database: { db, url, drop: async () => {} }, env: { ...webhookEnv, ...env } });
+  return {
+    app,
+    async close() {
+      await app.close();
+      if (url) await db.close();
+    },
+  };
+}
+
+async function seedEvents(api: ReturnType<typeof apiFor>, tenant: { slug: string }, loads: number) {
+  const permalinks: string[] = [];
+  for (let i = 0; i < loads; i++) {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    permalinks.push(load.native_system_load_permalink as string);
+    await Promise.all([seed(api, routes.loadUpdate, loadUpdateBody(tenant, load)), seed(api, routes.load, { ...load, bol_number: `B-${i}` })]);
+  }
+  return permalinks;
+}
+
+function expectEachOnceInOrder(receiver: WebhookReceiver, expected: number) {
+  const ids = receiver.received.map((r) => `${r.path} ${r.webhookHeaders['webhook-id']}`);
+  expect(ids).toHaveLength(expected);
+  expect(new Set(ids).size).toBe(expected);
+  // Per endpoint and load, message ids (the event ids) arrive in increasing order.
+  const last = new Map<string, number>();
+  for (const r of receiver.received) {
+    const key = `${r.path} ${r.json.data.load?.permalink ?? r.json.data.loadPermalink}`;
+    const id = Number(r.webhookHeaders['webhook-id']!.slice('msg_'.length));
+    expect(id).toBeGreaterThan(last.get(key) ?? 0);
+    last.set(key, id);
+  }
+}
+
+const attemptsCounted = async (app: TestApp, slug: string) => {
+  const text = await (await app.fetch('/metrics')).text();
+  const line = text.split('\n').find((l) => l.startsWith(`webhook_delivery_attempts_total{tenant="${slug}",outcome="success"} `));
+  return Number(line?.split(' ')[1] ?? 0);
+};
+
+describe('two instances sharing delivery', { timeout: 300_000 }, () => {
+  test('draining on both instances at once sends every delivery exactly once, in order per load', async ({ testApp, api, tenant, receiver }) => {
+    const other = await secondInstance(testApp);
+    try {
+      receiver.respond = () => ({ status: 200, delayMs: 20 });
+      await createEndpoint(api, `${receiver.url}/a`, ['load.created', 'load.changed', 'load_update.received']);
+      await createEndpoint(api, `${receiver.url}/b`, ['load.created', 'load.changed', 'load_update.received']);
+      await seedEvents(api, tenant, 8);
+      await Promise.all([testApp.app.webhooks.drain(), other.app.app.webhooks.drain(), testApp.app.webhooks.drain(), other.app.app.webhooks.drain()]);
+      expectEachOnceInOrder(receiver, 2 * 8 * 3);
+      // The two instances' attempt counters add up to the deliveries: nothing was sent twice.
+      expect((await attemptsCounted(testApp, tenant.slug)) + (await attemptsCounted(other.app, tenant.slug))).toBe(48);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('running workers on both instances deliver everything once and stop cleanly', async ({ testApp, api, tenant, receiver }) => {
+    const env = { WEBHOOK_POLL_INTERVAL_MS: '20' };
+    const one = await secondInstance(testApp, env);
+    const two = await secondInstance(testApp, env);
+    try {
+      await createEndpoint(api, receiver.url, ['load.created', 'load.changed', 'load_update.received']);
+      one.app.app.webhooks.start();
+      two.app.app.webhooks.start();
+      await seedEvents(api, tenant, 6);
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(18), { timeout: 180_000, interval: 50 });
+      await Promise.all([one.app.app.webhooks.stop(), two.app.app.webhooks.stop()]);
+      expectEachOnceInOrder(receiver, 18);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});

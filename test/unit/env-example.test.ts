@@ -1,0 +1,22 @@
+/** `.env.example` stays true: every setting it shows (commented out or not) is one the service reads and accepts. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { configVariables, loadConfig } from '../../src/config.js';
+
+const lines = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8').split('\n');
+const settings = lines.flatMap((line) => {
+  const match = /^#?\s*([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+  return match ? [{ name: match[1]!, value: match[2]! }] : [];
+});
+
+describe('.env.example', () => {
+  test('names only variables the service reads, and most of them', () => {
+    expect(settings.length).toBeGreaterThanOrEqual(8);
+    for (const { name } of settings) expect(configVariables, name).toContain(name);
+  });
+
+  test('every value shown (blank ones unset) is accepted by the configuration', () => {
+    const env = Object.fromEntries(settings.map(({ name, value }) => [name, value]));
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+});

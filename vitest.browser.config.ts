@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Browser tests (`npm run test:browser`): headless Chromium (Debian's `chromium`) against a real
+// server. Kept out of `npm test`, which must pass on a machine without a browser.
+export default defineConfig({
+  test: {
+    name: 'browser',
+    include: ['test/browser/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 180_000,
+    hookTimeout: 120_000,
+    env: { NODE_ENV: 'test' },
+  },
+});
