@@ -3,7 +3,10 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import { GraphQLScalarType } from 'graphql';
+import { createGraphQLError } from 'graphql-yoga';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { isInDateRange } from '../domain/shared/fields.js';
 import { AppError } from '../errors.js';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
@@ -69,7 +72,21 @@ export const builder = new SchemaBuilder<{
 builder.queryType({ description: "Reads, scoped to the API key's tenant (or, for support engineers, the X-Tenant one)." });
 builder.subscriptionType({ description: 'Live data over Server-Sent Events (graphql-sse), scoped like queries.' });
 builder.mutationType({ description: "Writes, with the tenant's own API key: the same services as the REST routes." });
-builder.addScalarType('DateTime', DateTimeResolver);
+/**
+ * graphql-scalars' DateTime, narrowed to the instants PostgreSQL stores (years 0001 to 9999 in UTC, as
+ * REST's `sync_run_time`): a filter such as `activitySince: "0000-01-01T00:00:00Z"` is a validation
+ * error naming the range, not a database error.
+ */
+const inRange = (date: Date) => {
+  if (!isInDateRange(date.toISOString())) throw createGraphQLError('DateTime must lie between the years 0001 and 9999 (UTC)');
+  return date;
+};
+const DateTime = new GraphQLScalarType<Date, Date | string>({
+  ...DateTimeResolver.toConfig(),
+  parseValue: (value) => inRange(DateTimeResolver.parseValue(value)),
+  parseLiteral: (ast, variables) => inRange(DateTimeResolver.parseLiteral(ast, variables)),
+});
+builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('JSON', JSONResolver);
 
 /** The description of every record's `id` (what client caches such as Apollo's key records by). */

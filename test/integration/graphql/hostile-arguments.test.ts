@@ -97,3 +97,24 @@ describe('GraphQL documents nested beyond reason', () => {
     expect(deep.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 });
+
+describe('GraphQL DateTime arguments outside the years PostgreSQL stores', () => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    ['activitySince (year 0, variable)', 'query ($v: DateTime) { loads(filter: { activitySince: $v }) { totalCount } }', { v: '0000-01-01T00:00:00Z' }],
+    ['changedSince (year 0, literal)', 'query { loads(filter: { changedSince: "0000-01-01T00:00:00Z" }) { totalCount } }', {}],
+    ['changedSince (year 10000)', 'query ($v: DateTime) { loads(filter: { changedSince: $v }) { totalCount } }', { v: '+010000-01-01T00:00:00Z' }],
+  ];
+  test.for(cases)('%s is a client error naming the range (was INTERNAL_SERVER_ERROR)', async ([, query, variables], { api }) => {
+    const res = await api.graphql(query, variables);
+    expect(res.body.data ?? null, JSON.stringify(res.body)).toBeNull();
+    expect(res.body.errors[0].extensions?.code, JSON.stringify(res.body)).not.toBe('INTERNAL_SERVER_ERROR');
+    expect(res.body.errors[0].message).toMatch(/DateTime|0001 and 9999/);
+  });
+
+  test('the first and last instants of the range are accepted', async ({ api }) => {
+    for (const v of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z']) {
+      const res = await api.graphql('query ($v: DateTime) { loads(filter: { activitySince: $v, changedSince: $v }) { totalCount } }', { v });
+      expect(res.body).toEqual({ data: { loads: { totalCount: 0 } } });
+    }
+  });
+});
