@@ -68,7 +68,7 @@ export async function startServer(command: string, args: string[], env: NodeJS.P
 }
 
 /** CPU seconds (user + system) the process has used. */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields after the command: state is index 0, so utime (14th) is index 11 and stime index 12.

@@ -16,14 +16,14 @@
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import * as data from './data.js';
-import { measure, run, startServer, type Started, type Usage } from './processes.js';
+import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 
 const scenarioNames = [
   'load-upsert',
@@ -54,6 +54,7 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-references': { type: 'boolean', default: false },
+    'without-events': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -61,7 +62,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1]
-  [--log-level info] [--cpu-prof] [--no-references]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events]`);
   process.exit(0);
 }
 
@@ -81,6 +82,8 @@ const options = {
   logLevel: args['log-level']!,
   cpuProf: args['cpu-prof']!,
   references: !args['no-references'],
+  /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
+  withoutEvents: args['without-events']!,
 };
 const only = new Set<ScenarioName>(
   args.only
@@ -103,6 +106,29 @@ interface Target {
   env: NodeJS.ProcessEnv;
 }
 
+/** The scratch PostgreSQL database the service uses (its server processes are measured too). */
+let benchDatabase: string | null = null;
+
+/** CPU seconds so far of each PostgreSQL server process serving `database` (ps title `postgres: … <user> <database> …`). */
+function databaseCpuSeconds(database: string): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!title.startsWith('postgres:') || !title.split(' ').includes(database)) continue;
+      used.set(Number(entry), cpuSeconds(Number(entry)));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return used;
+}
+
+/** CPU used between two readings (a process that started meanwhile counts from zero). */
+const cpuDelta = (before: Map<number, number>, after: Map<number, number>) =>
+  [...after].reduce((sum, [pid, seconds]) => sum + seconds - (before.get(pid) ?? 0), 0);
+
 /** A scratch database on the server of DATABASE_URL (dropped at the end), or PGlite directories. */
 async function createDatabase(name: string): Promise<Target & { drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
@@ -111,6 +137,7 @@ async function createDatabase(name: string): Promise<Target & { drop(): Promise<
     return { env: { DATA_DIR: dataDir }, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }
   const database = `tms_bench_${process.pid}_${Date.now().toString(36)}_${name}`;
+  benchDatabase = database;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${database}"`);
@@ -126,6 +153,36 @@ async function createDatabase(name: string): Promise<Target & { drop(): Promise<
       await c.end();
     },
   };
+}
+
+/** Issue 8's triggers (change events, load activity): disabled by --without-events to price them. */
+const eventTriggers: [table: string, trigger: string][] = [
+  ['loads', 'loads_events'],
+  ['loads', 'loads_activity'],
+  ['load_legs', 'load_legs_events'],
+  ['load_legs', 'load_legs_activity'],
+  ['stops', 'stops_events'],
+  ['stops', 'stops_activity'],
+  ['load_updates', 'load_updates_events'],
+  ['load_updates', 'load_updates_activity'],
+];
+
+async function disableEventTriggers(target: Target) {
+  if (!target.env.DATABASE_URL) throw new Error('--without-events needs DATABASE_URL (PostgreSQL)');
+  const client = new pg.Client({ connectionString: target.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const present = await client.query<{ table: string; trigger: string }>(
+      `SELECT c.relname AS table, t.tgname AS trigger FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal`,
+    );
+    const wanted = new Set(eventTriggers.map(([table, trigger]) => `${table}.${trigger}`));
+    for (const { table, trigger } of present.rows) {
+      if (wanted.has(`${table}.${trigger}`)) await client.query(`ALTER TABLE "${table}" DISABLE TRIGGER "${trigger}"`);
+    }
+    console.error(`--without-events: disabled ${present.rows.filter((r) => wanted.has(`${r.table}.${r.trigger}`)).length} triggers`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Creates a tenant with the tenant CLI (applying migrations first) and returns its API key. */
@@ -158,6 +215,8 @@ interface Row {
   usage: Usage | null;
   /** Service CPU time per request, ms (less sensitive to a busy machine than req/s). */
   cpuMsPerRequest: number;
+  /** PostgreSQL only: CPU time per request of the server processes serving the bench database (triggers run there), ms. */
+  dbCpuMsPerRequest?: number;
   /** The measured window on the monotonic clock, µs (the timebase of V8 CPU profiles: bench/profile-summary.ts --window). */
   window: [number, number];
   note?: string;
@@ -208,9 +267,11 @@ async function measureLoad(
   note?: string,
 ): Promise<Row> {
   const meter = measure(server.child.pid!);
+  const dbCpuBefore = benchDatabase ? databaseCpuSeconds(benchDatabase) : null;
   const started = performance.now();
   const windowStart = monotonicUs();
   const { result, failed } = await cannon(server.port, load, connections, limit);
+  const dbCpuAfter = benchDatabase ? databaseCpuSeconds(benchDatabase) : null;
   const window: [number, number] = [windowStart, monotonicUs()];
   const seconds = 'amount' in limit ? (performance.now() - started) / 1000 : result.duration;
   const usage = meter.end();
@@ -231,12 +292,13 @@ async function measureLoad(
     errors,
     usage,
     cpuMsPerRequest: cpuMs(usage, seconds, requests),
+    ...(dbCpuBefore && dbCpuAfter && requests ? { dbCpuMsPerRequest: (cpuDelta(dbCpuBefore, dbCpuAfter) * 1000) / requests } : {}),
     window,
     note,
   };
   rows.push(row);
   console.error(
-    `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req), peak RSS ${fmt(usage.peakRssMb)} MB`,
+    `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `, database ${fmt(row.dbCpuMsPerRequest, 2)} ms/req`}), peak RSS ${fmt(usage.peakRssMb)} MB`,
   );
   return row;
 }
@@ -393,6 +455,7 @@ async function main() {
     cleanups.push(serviceDb.drop);
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
     const svcKey = await createTenant(serviceDb, 'svc');
+    if (options.withoutEvents) await disableEventTriggers(serviceDb);
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
     const wantReferences = options.references && only.has('load-upsert');
     const refDbs: Record<'node' | 'yoga', Target> = { node: serviceDb, yoga: serviceDb };
@@ -607,6 +670,7 @@ function report(database: string) {
     ratios['service / floor req/s'] = svc.requestsPerSecond / floor.requestsPerSecond;
     ratios['service / floor p99'] = svc.p99Ms / floor.p99Ms;
     ratios['service / floor CPU ms per request'] = svc.cpuMsPerRequest / floor.cpuMsPerRequest;
+    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest) ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
   }
   if (measured(yoga) && measured(floor)) {
     ratios['bare Yoga / floor req/s'] = yoga.requestsPerSecond / floor.requestsPerSecond;
@@ -648,10 +712,10 @@ function report(database: string) {
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
     '',
-    `${options.duration} s per scenario after a ${options.warmup} s warm-up; ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.`,
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.`,
     '',
-    '| scenario | target | conns | requests | req/s | records/s | p50 ms | p99 ms | errors | CPU % | CPU ms/req | peak RSS MB | machine busy % (load) |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| scenario | target | conns | requests | req/s | records/s | p50 ms | p99 ms | errors | CPU % | CPU ms/req | DB CPU ms/req | peak RSS MB | machine busy % (load) |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...rows.map((r) =>
       [
         r.scenario,
@@ -665,6 +729,7 @@ function report(database: string) {
         r.errors,
         r.usage ? fmt(r.usage.cpuPercent) : '–',
         Number.isNaN(r.cpuMsPerRequest) ? '–' : fmt(r.cpuMsPerRequest, 2),
+        r.dbCpuMsPerRequest === undefined ? '–' : fmt(r.dbCpuMsPerRequest, 2),
         r.usage ? fmt(r.usage.peakRssMb) : '–',
         r.usage ? `${fmt(r.usage.machineBusyPercent)} (${r.usage.loadAverage.toFixed(1)})` : '–',
       ]
