@@ -236,7 +236,13 @@ interface Load {
   check?: (body: string) => number;
 }
 
-async function cannon(port: number, load: Load, connections: number, limit: { duration: number } | { amount: number }) {
+async function cannon(
+  port: number,
+  load: Load,
+  connections: number,
+  limit: { duration: number } | { amount: number },
+  onAnswer?: (status: number, body: string) => void,
+) {
   let failed = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
@@ -249,7 +255,14 @@ async function cannon(port: number, load: Load, connections: number, limit: { du
         path: load.path,
         headers: load.headers,
         setupRequest: (req) => ({ ...req, body: load.body() }),
-        ...(load.check ? { onResponse: (status: number, body: string) => void (status === 200 && (failed += load.check!(body))) } : {}),
+        ...(load.check
+          ? {
+              onResponse: (status: number, body: string) => {
+                onAnswer?.(status, body);
+                if (status === 200) failed += load.check!(body);
+              },
+            }
+          : {}),
       },
     ],
   });
@@ -393,13 +406,13 @@ const routes = {
 /** Sends `count` bodies from `next` one by one (64 at a time) and fails on any error. */
 async function seedSingle(server: Started, path: string, apiKey: string, count: number, next: (i: number) => Body) {
   let i = 0;
-  const { result } = await cannon(
-    server.port,
-    single(path, apiKey, () => next(i++)),
-    Math.min(64, count),
-    { amount: count },
-  );
-  if (result.errors || result.non2xx) throw new Error(`seeding ${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  let firstFailure = '';
+  const load: Load = { ...single(path, apiKey, () => next(i++)), check: () => 0 };
+  const { result } = await cannon(server.port, load, Math.min(64, count), { amount: count }, (status, body) => {
+    if (status >= 300 && !firstFailure) firstFailure = `${status} ${body.slice(0, 300)}`;
+  });
+  if (result.errors || result.non2xx)
+    throw new Error(`seeding ${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers${firstFailure ? ` (first: ${firstFailure})` : ''}`);
 }
 
 async function bulkAvailable(server: Started, apiKey: string): Promise<boolean> {
