@@ -2,19 +2,24 @@ import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
 import { tenantOf } from '../../graphql/context.js';
 import { carrierSearchWhere } from './queries.js';
+import { carrierRecord } from './schema.js';
+import { describeStoredField } from '../shared/record.js';
+
+/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
+const describe = (name: string) => describeStoredField(carrierRecord, name);
 
 builder.prismaObject('Carrier', {
   description: 'A carrier (trucking company) as the TMS knows it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: '`native_system_carrier_permalink`: `<carrier id>-<company_permalink>`.' }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_carrier_id`: the TMS id of the carrier.' }),
-    name: t.exposeString('name', { nullable: true, description: 'Carrier name; searchable.' }),
-    mcNumber: t.exposeString('mcNumber', { nullable: true, description: 'FMCSA MC number; searchable.' }),
-    dotNumber: t.exposeString('dotNumber', { nullable: true, description: 'USDOT number; searchable.' }),
-    scac: t.exposeString('scac', { nullable: true, description: 'Standard Carrier Alpha Code; searchable.' }),
-    email: t.exposeString('email', { nullable: true, description: 'Dispatch email.' }),
-    phone: t.exposeString('phone', { nullable: true, description: 'Dispatch phone.' }),
+    permalink: t.exposeString('permalink', { description: describe('permalink') }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
+    name: t.exposeString('name', { nullable: true, description: describe('name') }),
+    mcNumber: t.exposeString('mcNumber', { nullable: true, description: describe('mcNumber') }),
+    dotNumber: t.exposeString('dotNumber', { nullable: true, description: describe('dotNumber') }),
+    scac: t.exposeString('scac', { nullable: true, description: describe('scac') }),
+    email: t.exposeString('email', { nullable: true, description: describe('email') }),
+    phone: t.exposeString('phone', { nullable: true, description: describe('phone') }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
   }),

@@ -11,7 +11,7 @@ export const CarrierUpsert = z
     carrier_name: text(250, 'recommended', 'Carrier name; shown and searchable.'),
     mc_number: text(50, 'recommended', 'FMCSA MC number; searchable.'),
     dot_number: text(50, 'recommended', 'USDOT number; searchable.'),
-    scac: text(10, 'optional', 'Standard Carrier Alpha Code.'),
+    scac: text(10, 'optional', 'Standard Carrier Alpha Code; searchable.'),
     email: text(250, 'optional', 'Dispatch email.'),
     phone: text(50, 'optional', 'Dispatch phone.'),
   })

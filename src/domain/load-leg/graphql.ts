@@ -1,30 +1,32 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { tenantOf } from '../../graphql/context.js';
+import { loadLegRecord } from './schema.js';
+import { describeStoredField } from '../shared/record.js';
+
+/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
+const describe = (name: string) => describeStoredField(loadLegRecord, name);
 
 builder.prismaObject('LoadLeg', {
   description: 'A leg (route / movement) of a load, with its carrier, driver and rep assignments.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: '`native_system_load_leg_permalink`: `<leg id>-<company_permalink>`.' }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_load_leg_id`: the TMS id of the leg.' }),
-    sequence: t.exposeInt('sequence', { nullable: true, description: '1-based position of the leg within the load.' }),
+    permalink: t.exposeString('permalink', { description: describe('permalink') }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
+    sequence: t.exposeInt('sequence', { nullable: true, description: describe('sequence') }),
     load: t.relation('load', { description: 'The load this leg belongs to.' }),
     carrier: t.relation('carrier', { nullable: true, description: 'The assigned carrier.' }),
-    loadUniqueKey: t.exposeString('loadUniqueKey', {
-      nullable: true,
-      description: '`native_system_load_unique_key`: builds the load\'s "View in TMS" link (`Load.tmsUrl`).',
-    }),
-    driverName: t.exposeString('driverName', { nullable: true, description: 'Assigned driver.' }),
-    driverPhone: t.exposeString('driverPhone', { nullable: true, description: "Driver's phone, for tracking." }),
-    truckNumber: t.exposeString('truckNumber', { nullable: true, description: 'Tractor number.' }),
-    trailerNumber: t.exposeString('trailerNumber', { nullable: true, description: 'Trailer number.' }),
-    carrierRepName: t.exposeString('carrierRepName', { nullable: true, description: 'The rep who manages the carrier.' }),
-    carrierRepEmail: t.exposeString('carrierRepEmail', { nullable: true, description: "The carrier rep's email." }),
-    customerRepName: t.exposeString('customerRepName', { nullable: true, description: 'The rep who manages the customer.' }),
-    customerRepEmail: t.exposeString('customerRepEmail', { nullable: true, description: "The customer rep's email." }),
-    referenceNumber: t.exposeString('referenceNumber', { nullable: true, description: 'Leg-level reference number; searchable.' }),
-    pickupReferenceNumber: t.exposeString('pickupReferenceNumber', { nullable: true, description: 'Pickup number for the first stop; searchable.' }),
-    status: t.exposeString('status', { nullable: true, description: 'Leg status as the TMS names it.' }),
+    loadUniqueKey: t.exposeString('loadUniqueKey', { nullable: true, description: `${describe('loadUniqueKey')} The link is \`Load.tmsUrl\`.` }),
+    driverName: t.exposeString('driverName', { nullable: true, description: describe('driverName') }),
+    driverPhone: t.exposeString('driverPhone', { nullable: true, description: describe('driverPhone') }),
+    truckNumber: t.exposeString('truckNumber', { nullable: true, description: describe('truckNumber') }),
+    trailerNumber: t.exposeString('trailerNumber', { nullable: true, description: describe('trailerNumber') }),
+    carrierRepName: t.exposeString('carrierRepName', { nullable: true, description: describe('carrierRepName') }),
+    carrierRepEmail: t.exposeString('carrierRepEmail', { nullable: true, description: describe('carrierRepEmail') }),
+    customerRepName: t.exposeString('customerRepName', { nullable: true, description: describe('customerRepName') }),
+    customerRepEmail: t.exposeString('customerRepEmail', { nullable: true, description: describe('customerRepEmail') }),
+    referenceNumber: t.exposeString('referenceNumber', { nullable: true, description: describe('referenceNumber') }),
+    pickupReferenceNumber: t.exposeString('pickupReferenceNumber', { nullable: true, description: describe('pickupReferenceNumber') }),
+    status: t.exposeString('status', { nullable: true, description: describe('status') }),
     stops: t.relation('stops', {
       description: 'Stops of the leg, by sequence.',
       complexity: { field: 1, multiplier: 4 }, // a leg has a pickup, a delivery and a few stops between

@@ -6,6 +6,11 @@ import { AppError } from '../../errors.js';
 import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { legOrder, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
+import { loadRecord } from './schema.js';
+import { describeStoredField } from '../shared/record.js';
+
+/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
+const describe = (name: string) => describeStoredField(loadRecord, name);
 
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;
@@ -25,20 +30,20 @@ builder.prismaObject('Load', {
   description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: '`native_system_load_permalink`: `<load id>-<company_permalink>`.' }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_load_id`: the TMS id of the order / load.' }),
-    status: t.exposeString('status', { nullable: true, description: 'Load status exactly as the TMS names it.' }),
+    permalink: t.exposeString('permalink', { description: describe('permalink') }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
+    status: t.exposeString('status', { nullable: true, description: describe('status') }),
     phase: t.expose('phase', { type: PhaseEnum, description: "Phase translated from `status` by the tenant's status mapping." }),
-    customerReferenceNumber: t.exposeString('customerReferenceNumber', { nullable: true, description: "Customer's reference number; searchable." }),
-    orderType: t.exposeString('orderType', { nullable: true, description: 'Order type as the TMS names it.' }),
-    bolNumber: t.exposeString('bolNumber', { nullable: true, description: 'Bill of lading number; searchable.' }),
-    poNumber: t.exposeString('poNumber', { nullable: true, description: 'Purchase order number; searchable.' }),
-    loadMode: t.exposeString('loadMode', { nullable: true, description: 'Transport mode as the TMS names it.' }),
-    customerName: t.exposeString('customerName', { nullable: true, description: 'Name of the customer.' }),
-    originStopId: t.exposeString('originStopId', { nullable: true, description: 'TMS id of the origin stop.' }),
-    originStopIdPermalink: t.exposeString('originStopIdPermalink', { nullable: true, description: 'Permalink of the origin stop.' }),
-    destinationStopId: t.exposeString('destinationStopId', { nullable: true, description: 'TMS id of the destination stop.' }),
-    destinationStopIdPermalink: t.exposeString('destinationStopIdPermalink', { nullable: true, description: 'Permalink of the destination stop.' }),
+    customerReferenceNumber: t.exposeString('customerReferenceNumber', { nullable: true, description: describe('customerReferenceNumber') }),
+    orderType: t.exposeString('orderType', { nullable: true, description: describe('orderType') }),
+    bolNumber: t.exposeString('bolNumber', { nullable: true, description: describe('bolNumber') }),
+    poNumber: t.exposeString('poNumber', { nullable: true, description: describe('poNumber') }),
+    loadMode: t.exposeString('loadMode', { nullable: true, description: describe('loadMode') }),
+    customerName: t.exposeString('customerName', { nullable: true, description: describe('customerName') }),
+    originStopId: t.exposeString('originStopId', { nullable: true, description: describe('originStopId') }),
+    originStopIdPermalink: t.exposeString('originStopIdPermalink', { nullable: true, description: describe('originStopIdPermalink') }),
+    destinationStopId: t.exposeString('destinationStopId', { nullable: true, description: describe('destinationStopId') }),
+    destinationStopIdPermalink: t.exposeString('destinationStopIdPermalink', { nullable: true, description: describe('destinationStopIdPermalink') }),
     tmsUrl: t.string({
       nullable: true,
       description:

@@ -20,12 +20,39 @@ const meta = (importance: Importance, description: string): FieldMeta => ({
 });
 
 /**
+ * What each field is, as its builder was told, without the importance prefix and without rules that
+ * only concern a request (an output field's description reads it through `meaningOf`).
+ */
+const meanings = new WeakMap<z.ZodType, string>();
+const described = <T extends z.ZodType>(schema: T, meaning: string): T => {
+  meanings.set(schema, meaning);
+  return schema;
+};
+
+/** What a body field is (its description without importance and request rules), for output types. */
+export function meaningOf(schema: z.ZodType): string {
+  const meaning = meanings.get(schema);
+  if (meaning === undefined) throw new Error('zod field without a meaning: build it with the helpers of domain/shared/fields.ts');
+  return meaning;
+}
+
+/**
  * Presence follows importance: a `required` field must be present (null allowed unless the field is
  * non-nullable); `recommended` and `optional` fields may be left out.
  */
-function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string, more: Record<string, unknown> = {}) {
+function presence<T extends z.ZodType>(
+  schema: T,
+  importance: Importance,
+  description: string,
+  more: Record<string, unknown> = {},
+  requestRule = '',
+) {
   const nullable = schema.nullable();
-  return (importance === 'required' ? nullable : nullable.optional()).meta({ ...meta(importance, description), ...more });
+  const field = (importance === 'required' ? nullable : nullable.optional()).meta({
+    ...meta(importance, requestRule ? `${description} ${requestRule}` : description),
+    ...more,
+  });
+  return described(field, description);
 }
 
 /** PostgreSQL text cannot hold U+0000: such a string is the client's error (400), not a failed write (500). */
@@ -46,7 +73,7 @@ export const notWellFormed = 'must be well-formed Unicode (no lone surrogate \\u
 const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul).refine(isWellFormed, { message: notWellFormed });
 
 /** A string that is never null: the record's own permalink (schema-required). */
-export const permalinkField = (description: string) => string(100).min(1).meta(meta('required', description));
+export const permalinkField = (description: string) => described(string(100).min(1).meta(meta('required', description)), description);
 
 /** A nullable string with the contract's max length. */
 export const text = (max: number, importance: Importance, description: string) => presence(string(max), importance, description);
@@ -109,7 +136,9 @@ export const timeZone = (importance: Importance, description: string) =>
       .refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago' })
       .meta({ examples: ['America/Chicago'] }),
     importance,
-    `${description} Must be a time zone name of the IANA tz database that the service knows (such as \`America/Chicago\` or \`UTC\`); anything else is a 400 \`validation_failed\`.`,
+    description,
+    {},
+    'Must be a time zone name of the IANA tz database that the service knows (such as `America/Chicago` or `UTC`); anything else is a 400 `validation_failed`.',
   );
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/upsert-statement.js';
+import { meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
 export interface ParentSpec<Field extends string = string> extends ParentColumn {
@@ -98,4 +99,30 @@ export function tableOf(spec: RecordSpec): RecordTable {
     freshness: spec.freshness,
     phase: spec.phase && { statusColumn: spec.columns[spec.phase.from]!.column, withoutStatus: spec.phase.withoutStatus },
   };
+}
+
+const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, char: string) => char.toUpperCase());
+
+/**
+ * The body fields a kind stores in a column of its own, by column: its permalink (column `permalink`)
+ * and every mapped field (parents' permalinks are resolved to ids and are no columns of theirs).
+ */
+export function storedFields(spec: RecordSpec): ReadonlyMap<string, string> {
+  return new Map([['permalink', spec.permalinkField], ...Object.entries(spec.columns).map(([field, { column }]) => [column, field] as [string, string])]);
+}
+
+/**
+ * The description of a stored body field on an output type (GraphQL object field), derived from the
+ * zod field: "`<contract field>`: <what it is>". `name` is the contract (snake_case) field name or the
+ * camelCase name of its column (the Prisma and GraphQL field name). An unknown name throws, when the
+ * schema is built.
+ */
+export function describeStoredField(spec: RecordSpec, name: string): string {
+  let field: string | undefined;
+  for (const [column, contractField] of storedFields(spec)) {
+    if (name === contractField || name === camelCase(column)) field = contractField;
+  }
+  const schema = field === undefined ? undefined : (spec.body.shape as Record<string, z.ZodType>)[field];
+  if (!schema) throw new Error(`${spec.label}: no stored contract field named ${name}`);
+  return `\`${field}\`: ${meaningOf(schema)}`;
 }

@@ -1,7 +1,11 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { sharedEnum } from '../../graphql/enums.js';
 import { tenantOf } from '../../graphql/context.js';
-import { stopTypes } from './schema.js';
+import { stopRecord, stopTypes } from './schema.js';
+import { describeStoredField } from '../shared/record.js';
+
+/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
+const describe = (name: string) => describeStoredField(stopRecord, name);
 
 const StopTypeEnum = sharedEnum('StopType', stopTypes, 'Kind of stop (REST `stop_type`: `pickup` or `delivery`).');
 
@@ -9,26 +13,26 @@ export const StopObject = builder.prismaObject('Stop', {
   description: 'A pickup or delivery on a leg.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: '`native_system_stop_permalink`: `<stop id>-<company_permalink>`.' }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: '`native_system_stop_id`: the TMS id of the stop.' }),
-    sequence: t.exposeInt('sequence', { nullable: true, description: 'Position within the leg (1-based).' }),
-    type: t.expose('type', { type: StopTypeEnum, nullable: true, description: 'Kind of stop.' }),
-    locationName: t.exposeString('locationName', { nullable: true, description: 'Facility name.' }),
-    addressLine1: t.exposeString('addressLine1', { nullable: true, description: 'Street address, first line.' }),
-    addressLine2: t.exposeString('addressLine2', { nullable: true, description: 'Street address, second line.' }),
-    city: t.exposeString('city', { nullable: true, description: 'City.' }),
-    state: t.exposeString('state', { nullable: true, description: 'State or province.' }),
-    postalCode: t.exposeString('postalCode', { nullable: true, description: 'Postal code.' }),
-    country: t.exposeString('country', { nullable: true, description: 'Country.' }),
-    latitude: t.exposeFloat('latitude', { nullable: true, description: 'Latitude, −90 to 90.' }),
-    longitude: t.exposeFloat('longitude', { nullable: true, description: 'Longitude, −180 to 180.' }),
-    timezone: t.exposeString('timezone', { nullable: true, description: 'IANA time zone of the facility.' }),
-    appointmentStart: t.expose('appointmentStart', { type: 'DateTime', nullable: true, description: 'Start of the appointment window.' }),
-    appointmentEnd: t.expose('appointmentEnd', { type: 'DateTime', nullable: true, description: 'End of the appointment window.' }),
-    arrivedAt: t.expose('arrivedAt', { type: 'DateTime', nullable: true, description: 'Actual arrival.' }),
-    departedAt: t.expose('departedAt', { type: 'DateTime', nullable: true, description: 'Actual departure.' }),
-    referenceNumber: t.exposeString('referenceNumber', { nullable: true, description: 'Stop reference number; searchable.' }),
-    status: t.exposeString('status', { nullable: true, description: 'Stop status as the TMS names it.' }),
+    permalink: t.exposeString('permalink', { description: describe('permalink') }),
+    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
+    sequence: t.exposeInt('sequence', { nullable: true, description: describe('sequence') }),
+    type: t.expose('type', { type: StopTypeEnum, nullable: true, description: describe('type') }),
+    locationName: t.exposeString('locationName', { nullable: true, description: describe('locationName') }),
+    addressLine1: t.exposeString('addressLine1', { nullable: true, description: describe('addressLine1') }),
+    addressLine2: t.exposeString('addressLine2', { nullable: true, description: describe('addressLine2') }),
+    city: t.exposeString('city', { nullable: true, description: describe('city') }),
+    state: t.exposeString('state', { nullable: true, description: describe('state') }),
+    postalCode: t.exposeString('postalCode', { nullable: true, description: describe('postalCode') }),
+    country: t.exposeString('country', { nullable: true, description: describe('country') }),
+    latitude: t.exposeFloat('latitude', { nullable: true, description: describe('latitude') }),
+    longitude: t.exposeFloat('longitude', { nullable: true, description: describe('longitude') }),
+    timezone: t.exposeString('timezone', { nullable: true, description: describe('timezone') }),
+    appointmentStart: t.expose('appointmentStart', { type: 'DateTime', nullable: true, description: describe('appointmentStart') }),
+    appointmentEnd: t.expose('appointmentEnd', { type: 'DateTime', nullable: true, description: describe('appointmentEnd') }),
+    arrivedAt: t.expose('arrivedAt', { type: 'DateTime', nullable: true, description: describe('arrivedAt') }),
+    departedAt: t.expose('departedAt', { type: 'DateTime', nullable: true, description: describe('departedAt') }),
+    referenceNumber: t.exposeString('referenceNumber', { nullable: true, description: describe('referenceNumber') }),
+    status: t.exposeString('status', { nullable: true, description: describe('status') }),
     leg: t.relation('leg', { description: 'The leg this stop belongs to.' }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
