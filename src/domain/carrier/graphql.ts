@@ -8,7 +8,7 @@ import { describeStoredField } from '../shared/record.js';
 /** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
 const describe = (name: string) => describeStoredField(carrierRecord, name);
 
-builder.prismaObject('Carrier', {
+export const CarrierObject = builder.prismaObject('Carrier', {
   description: 'A carrier (trucking company) as the TMS knows it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),

@@ -6,7 +6,7 @@ import { describeStoredField } from '../shared/record.js';
 /** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
 const describe = (name: string) => describeStoredField(loadLegRecord, name);
 
-builder.prismaObject('LoadLeg', {
+export const LoadLegObject = builder.prismaObject('LoadLeg', {
   description: 'A leg (route / movement) of a load, with its carrier, driver and rep assignments.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),

@@ -26,7 +26,7 @@ builder.prismaObject('PhaseChange', {
   }),
 });
 
-builder.prismaObject('Load', {
+export const LoadObject = builder.prismaObject('Load', {
   description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
