@@ -56,6 +56,7 @@ export function ingestRoute(ingestion: Ingestion) {
     path: restPath(spec),
     auth: 'tenant',
     ingestion,
+    tooLargeAdvice: `send one record per request, or up to ${maxBatchRecords} records (${maxBulkBodyBytes} bytes) in one request to POST ${bulkRestPath(spec)}`,
     rateLimit: { records: () => 1 },
     doc: {
       summary: spec.rest.summary,
@@ -104,6 +105,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
     auth: 'tenant',
     ingestion,
     maxBodyBytes: maxBulkBodyBytes,
+    tooLargeAdvice: `split the records over several requests (at most ${maxBatchRecords} records each)`,
     // A bulk request costs its record count (a malformed envelope, rejected whole, costs one).
     rateLimit: {
       records: (body) => (Array.isArray(body.records) ? Math.min(Math.max(body.records.length, 1), maxBatchRecords) : 1),

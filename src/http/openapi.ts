@@ -129,7 +129,8 @@ const defaultInfo: OpenApiInfo = {
     'Each body field carries `x-service-importance`: `required` (rejected without it; present, `null` allowed',
     'unless the field is non-nullable), `recommended` (a feature depends on it) or `optional` (stored and shown).',
     "Fields not described here are accepted and kept verbatim in the record's `extra`.",
-    'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`. Unknown paths answer 404 `not_found`;',
+    'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`. Unknown paths answer 404 `not_found`',
+    '(its message points to `GET /`, the start page listing GraphiQL, this document, its reference page and health);',
     'a known path with any other method (`OPTIONS` and `HEAD` included) answers 405 `method_not_allowed` with',
     "`Allow` listing the path's methods. REST routes do not answer CORS preflights: they are meant for servers.",
   ].join(' '),
@@ -170,7 +171,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
         },
         ...errorResponses(
           routeErrors(route),
-          (code) => errorExamples[code](requestExample as Record<string, unknown> | undefined, doc.tags[0] ?? ''),
+          (code) => errorExamples[code](requestExample as Record<string, unknown> | undefined, doc.tags[0] ?? '', route),
           route.rateLimit ? rateLimitHeaders : {},
         ),
       },

@@ -22,6 +22,10 @@ export const pagePaths = {
   metrics: '/metrics',
 } as const;
 
+/** The 404 message of an unknown path: it points to the start page, which lists what the service serves. */
+export const noRouteMessage = (path: string) =>
+  `No route ${path}. See GET ${pagePaths.home} for what this service serves (GraphiQL, API reference, OpenAPI document, health).`;
+
 /** The paths this plugin answers (for the metrics' `route` label). */
 export const pageRoutes = [pagePaths.home, pagePaths.apiReference, pagePaths.redocScript].map((path) => ({ path }));
 

@@ -12,6 +12,7 @@ import { createRequestScope, type Services } from '../context.js';
 import { ingestSourceOf, type IngestSourceName } from '../domain/ingest-health/events.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { ingestScopeOf } from './ingest-route.js';
+import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
 import { assertJsonContentType, parseJsonObject, readBodyText } from './request.js';
 import { requestIdOf } from './request-id.js';
@@ -44,7 +45,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
     let charge: Charge | undefined;
 
     try {
-      if (!methods) throw new AppError('not_found', `No route ${url.pathname}.`);
+      if (!methods) throw new AppError('not_found', noRouteMessage(url.pathname));
       if (!route) {
         const allow = [...methods.keys()].join(', ');
         throw new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}; use ${allow}.`, undefined, { Allow: allow });
@@ -55,7 +56,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       if (route.ingestion) source = ingestSourceOf(request.headers.get('service-ingest-source'));
       if (route.method === 'POST') {
         assertJsonContentType(request);
-        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes));
+        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));
       }
       if (route.rateLimit && tenant) {
         charge = await services.limits.chargeRecords(tenant, route.rateLimit.records(body));

@@ -11,17 +11,19 @@ export function assertJsonContentType(request: Request): void {
   }
 }
 
-const tooLarge = (maxBytes: number) =>
-  new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes; send one record per request (each route takes one record).`);
+/** The 413 message: the limit, then what to do instead (the route's `tooLargeAdvice`). */
+export const tooLargeMessage = (maxBytes: number, advice?: string) => `The body is larger than ${maxBytes} bytes${advice ? `; ${advice}` : ''}.`;
+
+const tooLarge = (maxBytes: number, advice?: string) => new AppError('payload_too_large', tooLargeMessage(maxBytes, advice));
 
 /**
  * Reads the body as text, at most `maxBytes`: a larger Content-Length is refused before reading, and a
  * body that streams past the limit is cut off.
  */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+export async function readBodyText(request: Request, maxBytes: number, tooLargeAdvice?: string): Promise<string> {
   const lengthHeader = request.headers.get('content-length');
   const declared = Number(lengthHeader);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > maxBytes) throw tooLarge(maxBytes, tooLargeAdvice);
   if (lengthHeader !== null && Number.isInteger(declared)) {
     // A declared length within the limit (the HTTP parser never delivers more than it): read the body
     // in one go. Yoga's Request collects the socket's chunks directly, without a web stream reader per
@@ -29,7 +31,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     // (Yoga's ponyfill answers a Buffer, a native Request an ArrayBuffer.)
     const data: ArrayBuffer | Uint8Array = await request.arrayBuffer();
     const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes, tooLargeAdvice);
     return decodeUtf8(bytes);
   }
   if (!request.body) return '';
@@ -42,7 +44,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
+      throw tooLarge(maxBytes, tooLargeAdvice);
     }
     chunks.push(value);
   }

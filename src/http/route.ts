@@ -54,6 +54,8 @@ export interface Route {
   ingestion?: Ingestion;
   /** Largest body the route reads (default: the service's `maxBodyBytes`, 1 MiB). */
   maxBodyBytes?: number;
+  /** What the 413 message tells a sender whose body is over `maxBodyBytes` (for example the bulk route to use). */
+  tooLargeAdvice?: string;
   /**
    * Charged to the tenant's ingestion rate limit (src/limits): `records` tells what a request costs
    * (1 for a single record; a bulk envelope its record count, clamped to the route's limit). The

@@ -4,6 +4,8 @@ import { errorCodes, type ErrorCode } from '../errors.js';
 import { isoDateTime } from '../domain/shared/fields.js';
 import { maxClockSkewMs } from '../domain/shared/validate.js';
 import { acceptableRequestId } from './request-id.js';
+import { noRouteMessage } from './pages.js';
+import { tooLargeMessage } from './request.js';
 
 export const SyncRunTimeQuery = z.object({
   sync_run_time: isoDateTime()
@@ -120,7 +122,14 @@ const error = (code: ErrorCode, message: string, details?: { field: string; issu
 const ownPermalink = (body: Body) => Object.keys(body ?? {})[0] ?? 'sync_run_time';
 
 /** One realistic error body per code, as the service words it (for the document's examples). */
-export const errorExamples: Record<ErrorCode, (body: Body, label: string) => unknown> = {
+/** What an example needs to know of its route. */
+export interface ExampleRoute {
+  path: string;
+  maxBodyBytes?: number;
+  tooLargeAdvice?: string;
+}
+
+export const errorExamples: Record<ErrorCode, (body: Body, label: string, route: ExampleRoute) => unknown> = {
   invalid_json: () => error('invalid_json', 'The body is not valid JSON.'),
   validation_failed: (body) =>
     body
@@ -136,9 +145,10 @@ export const errorExamples: Record<ErrorCode, (body: Body, label: string) => unk
       { field: 'company_permalink', issue: 'must be demo, the tenant of this API key' },
     ]),
   forbidden: () => error('forbidden', "The support engineers' key is read-only."),
-  not_found: () => error('not_found', 'No route /api/v1/trucks/upsert.'),
+  not_found: () => error('not_found', noRouteMessage('/api/v1/trucks/upsert')),
   method_not_allowed: () => error('method_not_allowed', 'GET is not allowed on /api/v1/loads/upsert; use POST.'),
-  payload_too_large: () => error('payload_too_large', 'The body is larger than 1048576 bytes; send one record per request (each route takes one record).'),
+  // A route without its own limit reads the service's `maxBodyBytes` (1 MiB, config.ts).
+  payload_too_large: (_body, _label, route) => error('payload_too_large', tooLargeMessage(route.maxBodyBytes ?? 1_048_576, route.tooLargeAdvice)),
   unsupported_media_type: () => error('unsupported_media_type', 'Content-Type must be application/json (got text/plain).'),
   parent_not_found: (body, label) => {
     const field =

@@ -125,6 +125,7 @@ describe('bulk routes', () => {
     expect(tooMany.status).toBe(400);
     const big = await post(api, bulk.carrier, [carrierBody(tenant, { notes: 'x'.repeat(5 * 1024 * 1024) })]);
     expect(big.status).toBe(413);
+    expect(big.body.error.message).toBe('The body is larger than 5242880 bytes; split the records over several requests (at most 1000 records each).');
     const invalid = await testApp.fetch(bulk.carrier, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },

@@ -5,7 +5,7 @@
 import { revokeApiKeys, rotateApiKey } from '../../../src/domain/tenant/service.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { restPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
 import { fullBodies, routes, seedParents } from '../../factories/records.js';
 import type { Api, ApiResponse, TestTenant } from '../../helpers/app.js';
 import { expectInvalid, expectProcessed } from './field-rules.js';
@@ -28,7 +28,7 @@ const validBodies: { [Kind in RecordKind]: (api: Api, tenant: TestTenant) => Pro
 };
 
 /** Every ingestion route of the registry with a valid body. */
-const ingestionRoutes = recordSpecs.map((spec) => ({ path: restPath(spec), body: validBodies[spec.kind] }));
+const ingestionRoutes = recordSpecs.map((spec) => ({ path: restPath(spec), bulkPath: bulkRestPath(spec), body: validBodies[spec.kind] }));
 
 /** Every non-200 answer: JSON `{ error: { code, message, details? } }` with the catalog's status. */
 function expectError(res: ApiResponse, status: number, code: string) {
@@ -98,7 +98,12 @@ for (const route of ingestionRoutes) {
         return text.replace('"tms_padding":""', `"tms_padding":"${'x'.repeat(size - text.length)}"`);
       };
       expectProcessed(await api.post(route.path, padded(1_048_576)));
-      expectError(await api.post(route.path, padded(1_048_577)), 413, 'payload_too_large');
+      const tooLarge = await api.post(route.path, padded(1_048_577));
+      expectError(tooLarge, 413, 'payload_too_large');
+      // The message names this kind's bulk route, which takes the records in one request.
+      expect(tooLarge.body.error.message).toBe(
+        `The body is larger than 1048576 bytes; send one record per request, or up to 1000 records (5242880 bytes) in one request to POST ${route.bulkPath}.`,
+      );
       const post = raw(testApp);
       const bytes = new TextEncoder().encode(padded(1_048_577));
       const stream = new ReadableStream({
@@ -168,6 +173,17 @@ describe('routing', () => {
       expectError(await api.post(path, {}), 404, 'not_found');
       expectError(await raw(testApp)(path, { method: 'GET' }), 404, 'not_found');
     }
+  });
+
+  test('the 404 message points to GET /, the start page, which answers', async ({ testApp }) => {
+    const res = await raw(testApp)('/api/v1/trucks/upsert', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.body).toEqual({
+      error: {
+        code: 'not_found',
+        message: 'No route /api/v1/trucks/upsert. See GET / for what this service serves (GraphiQL, API reference, OpenAPI document, health).',
+      },
+    });
+    expect((await testApp.fetch('/', { method: 'GET' })).status).toBe(200);
   });
 
   test('a query string does not change the route', async ({ api, tenant }) => {

@@ -176,6 +176,16 @@ describe('GET /api/v1/openapi.json', () => {
     for (const tag of doc.tags as Json[]) expect(tag.description, tag.name).toBeTruthy();
   });
 
+  test('the 413 example is the message the route answers: single routes name their bulk route, bulk routes say to split', () => {
+    const example413 = (path: string) => operationOf({ method: 'POST', path }).responses['413'].content['application/json'].examples.payload_too_large.value;
+    expect(example413('/api/v1/loads/upsert').error.message).toBe(
+      'The body is larger than 1048576 bytes; send one record per request, or up to 1000 records (5242880 bytes) in one request to POST /api/v1/loads/bulk_upsert.',
+    );
+    expect(example413('/api/v1/loads/bulk_upsert').error.message).toBe(
+      'The body is larger than 5242880 bytes; split the records over several requests (at most 1000 records each).',
+    );
+  });
+
   test('every request body and 200 response has an example the service accepts or answers', () => {
     for (const route of restRoutes) {
       const operation = operationOf(route);
