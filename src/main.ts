@@ -1,9 +1,11 @@
 /**
- * Process entry: config → database → migrations → app → listen → (first run: demo tenant) → URLs.
+ * Process entry: config → database → migrations → app → listen → (first run: demo tenant) → URLs
+ * (→ with `--demo-data`, the demo tenant filled with the demo data set, as `npm run seed` does).
  * SIGTERM/SIGINT: stop accepting, finish in-flight requests and webhook attempts, flush ingest accounting,
  * close the database.
  */
 import { createServer, type Server } from 'node:http';
+import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
@@ -12,6 +14,7 @@ import { DatabaseInUseError, openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
+import { describeSeed, seedDemoData } from './demo/seed.js';
 import { startupMessage } from './startup.js';
 import { isDatabaseUnavailable } from './errors.js';
 import { createLogger } from './logger.js';
@@ -32,7 +35,37 @@ async function migrateAlone(url: string): Promise<string[]> {
   }
 }
 
+const usage = 'Usage: npm start [-- --demo-data]   (--demo-data: fill the demo tenant created on first run with example data)';
+
+/** The command line: `--demo-data` only (anything else is a usage error, printed as one line). */
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({ args, options: { 'demo-data': { type: 'boolean', default: false } } }).values;
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message}\n${usage}`);
+  }
+}
+
+/**
+ * `--demo-data`: the demo data set (src/demo/seed.ts, as `npm run seed`), posted in-process through the
+ * app's public API with the demo key this start created. A tenant created earlier has a key this process
+ * cannot know (only its hash is stored): the message says how to seed it. A failure is reported, and
+ * the server keeps serving.
+ */
+async function fillDemoTenant(app: ReturnType<typeof createApp>, demoApiKey: string | null, base: string): Promise<string> {
+  if (!demoApiKey) {
+    return `--demo-data: no demo tenant was created by this start, so its key is unknown here. Fill a tenant with: npm run seed -- --key <API key> --url ${base}\n`;
+  }
+  try {
+    const summary = await seedDemoData((path, init) => Promise.resolve(app.fetch(new Request(`${base}${path}`, init))), demoApiKey);
+    return `Demo data: ${describeSeed(summary)}. Open ${base}/graphql to look at them.\n`;
+  } catch (error) {
+    return `--demo-data: seeding failed: ${error instanceof Error ? error.message : String(error)}\n`;
+  }
+}
+
 async function main() {
+  const options = parseOptions(process.argv.slice(2));
   const config = loadConfig(process.env);
   const logger = createLogger(config.log.level);
   // On PostgreSQL, migrations run on their own single connection, closed afterwards: the migration
@@ -107,7 +140,10 @@ async function main() {
     });
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  announced = startupMessage(config, db, logger, base).then((message) => process.stdout.write(message));
+  announced = startupMessage(config, db, logger, base).then(async ({ message, demoApiKey }) => {
+    process.stdout.write(message);
+    if (options['demo-data']) process.stdout.write(await fillDemoTenant(app, demoApiKey, base));
+  });
   await announced;
 }
 

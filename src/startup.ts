@@ -35,10 +35,18 @@ In GraphiQL, put the key in the Headers pane: {"X-API-Key": "<key>"}.
 `;
 }
 
-/** Creates the demo tenant on a fresh embedded database; returns the lines to print. */
-export async function startupMessage(config: Config, db: Database, log: Logger, base: string): Promise<string> {
+export interface Startup {
+  /** The lines to print. */
+  message: string;
+  /** The demo tenant's API key when this start created the tenant (it is shown once), else null. */
+  demoApiKey: string | null;
+}
+
+/** Creates the demo tenant on a fresh embedded database; returns the lines to print (and the new key). */
+export async function startupMessage(config: Config, db: Database, log: Logger, base: string): Promise<Startup> {
   const tenants = await countTenants(db);
   let next = '';
+  let demoApiKey: string | null = null;
   if (config.db.url) {
     if (tenants === 0) {
       next = `
@@ -51,10 +59,11 @@ No tenants yet. Create one (prints its API key):
     const { apiKey } = await createTenant(db, { slug: demoSlug, name: 'Demo tenant' });
     log.info({ tenant: demoSlug }, 'created tenant demo (first run)');
     next = demoBanner(apiKey, base);
+    demoApiKey = apiKey;
   } else if (await findTenantBySlug(db, demoSlug)) {
     next = `
 Lost the demo key? Stop the server and run: npm run tenant -- rotate-key ${demoSlug}
 `;
   }
-  return `${next}\ntms-ingest is running:\n${urls(base)}\n`;
+  return { message: `${next}\ntms-ingest is running:\n${urls(base)}\n`, demoApiKey };
 }

@@ -4,7 +4,7 @@
  * The key may also come from `TMS_API_KEY`.
  */
 import { parseArgs } from 'node:util';
-import { seedDemoData } from '../demo/seed.js';
+import { describeSeed, seedDemoData } from '../demo/seed.js';
 
 const usage = 'Usage: npm run seed -- --key <API key> [--url http://localhost:4000]   (or TMS_API_KEY=<key>)';
 
@@ -23,11 +23,8 @@ async function main() {
     process.exit(2);
   }
   const base = (values.url ?? `http://localhost:${process.env.PORT ?? 4000}`).replace(/\/$/, '');
-  const { mappings, outcomes } = await seedDemoData((path, init) => fetch(`${base}${path}`, init), key);
-  const counts = Object.entries(outcomes)
-    .map(([outcome, n]) => `${n} ${outcome}`)
-    .join(', ');
-  console.log(`Seeded ${base}: ${mappings} status mappings; records ${counts}. Open ${base}/graphql to look at them.`);
+  const summary = await seedDemoData((path, init) => fetch(`${base}${path}`, init), key);
+  console.log(`Seeded ${base}: ${describeSeed(summary)}. Open ${base}/graphql to look at them.`);
 }
 
 main().catch((error) => {

@@ -168,6 +168,12 @@ export interface SeedSummary {
   outcomes: Record<string, number>;
 }
 
+/** "9 status mappings; records 57 processed" (what `npm run seed` and `npm start -- --demo-data` print). */
+export const describeSeed = ({ mappings, outcomes }: SeedSummary) =>
+  `${mappings} status mappings; records ${Object.entries(outcomes)
+    .map(([outcome, n]) => `${n} ${outcome}`)
+    .join(', ')}`;
+
 /** Posts the data set with `apiKey`; throws on the first answer that is not a 200. */
 export async function seedDemoData(send: Send, apiKey: string, now = new Date()): Promise<SeedSummary> {
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };

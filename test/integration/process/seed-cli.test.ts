@@ -1,6 +1,7 @@
 /**
  * `npm run seed` as a real child process against a running server: it fills the demo tenant through
- * the public API, and a wrong key fails with exit 1 and one plain line.
+ * the public API, and a wrong key fails with exit 1 and one plain line. `npm start -- --demo-data`
+ * does the same on the first run, with the demo key it has just created.
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
@@ -47,5 +48,39 @@ describe('npm run seed', { timeout: 180_000 }, () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('npm start -- --demo-data', { timeout: 180_000 }, () => {
+  const targets: Target[] = [];
+  afterAll(() => Promise.all(targets.map((target) => target.cleanup())));
+
+  test('fills the demo tenant it creates on first run, after listening, with the same data set', async () => {
+    const target = pgliteTarget();
+    targets.push(target);
+    const server = startServer(target.env, ['--demo-data']);
+    try {
+      const base = await server.started();
+      const apiKey = (await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})/))[1]!;
+      await server.waitFor(/Demo data: 9 status mappings; records \d+ processed\. Open http:\/\/localhost:\d+\/graphql/);
+
+      const res = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ query: '{ loads { totalCount } carriers { totalCount } }' }),
+      });
+      expect((await res.json()).data).toEqual({ loads: { totalCount: 10 }, carriers: { totalCount: 3 } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('an unknown option exits 1 with the usage line', async () => {
+    const target = pgliteTarget();
+    targets.push(target);
+    const server = startServer(target.env, ['--demo']);
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/Unknown option '--demo'[\s\S]*Usage: npm start \[-- --demo-data\]/);
+    expect(server.output()).not.toMatch(/\n\s+at /);
   });
 });

@@ -19,8 +19,9 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `args` are what `npm start -- <args>` passes (for example `--demo-data`). */
+export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: repoRoot,
     // No overload shedding by default: a loaded test machine lags, and these tests are not about load.
     env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_FLUSH_INTERVAL_MS: '60000', OVERLOAD_EVENT_LOOP_LAG_MS: '0', ...env }),
