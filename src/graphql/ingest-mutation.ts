@@ -172,7 +172,7 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
       // batch with every result field costs about 12,000 (of 50,000); more inputs than a batch may
       // hold are priced as a full batch and refused by the resolver with a clear error.
       complexity: (args) => {
-        const records = Math.min(Math.max(args.inputs.length, 1), maxBatchRecords);
+        const records = Math.min(Math.max(Array.isArray(args.inputs) ? args.inputs.length : 1, 1), maxBatchRecords);
         return { field: records, multiplier: records };
       },
       resolve: async (_root, args, ctx) => {
