@@ -240,8 +240,6 @@ describe('GraphQL bulk mutations', () => {
     testApp,
   }) => {
     const inputs = Array.from({ length: 1000 }, () => toInput(fullBodies.load(tenant, { extra: { note: 'x'.repeat(200) } })));
-    const results = await bulk(api, 'load', []).catch(() => null);
-    expect(results).toBeNull(); // (0 inputs: see above)
     const data = await gqlData(api, bulkMutation('load'), { inputs });
     expect(data.bulkUpsertLoads).toHaveLength(1000);
     expect(data.bulkUpsertLoads.every((r: BulkResult) => r.status === 'PROCESSED')).toBe(true);
