@@ -403,16 +403,24 @@ const routes = {
   bulkUpdates: '/api/v1/loadupdates/bulk_create',
 };
 
-/** Sends `count` bodies from `next` one by one (64 at a time) and fails on any error. */
+/**
+ * Sends `count` bodies from `next` one by one (64 at a time) and fails on any error. The bodies are
+ * idempotent upserts: a pass with failures (a 503 while a fresh server sheds load on a busy machine)
+ * is sent again, up to three passes.
+ */
 async function seedSingle(server: Started, path: string, apiKey: string, count: number, next: (i: number) => Body) {
-  let i = 0;
-  let firstFailure = '';
-  const load: Load = { ...single(path, apiKey, () => next(i++)), check: () => 0 };
-  const { result } = await cannon(server.port, load, Math.min(64, count), { amount: count }, (status, body) => {
-    if (status >= 300 && !firstFailure) firstFailure = `${status} ${body.slice(0, 300)}`;
-  });
-  if (result.errors || result.non2xx)
-    throw new Error(`seeding ${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers${firstFailure ? ` (first: ${firstFailure})` : ''}`);
+  for (let pass = 1; ; pass++) {
+    let i = 0;
+    let firstFailure = '';
+    const load: Load = { ...single(path, apiKey, () => next(i++)), check: () => 0 };
+    const { result } = await cannon(server.port, load, Math.min(64, count), { amount: count }, (status, body) => {
+      if (status >= 300 && !firstFailure) firstFailure = `${status} ${body.slice(0, 300)}`;
+    });
+    if (!result.errors && !result.non2xx) return;
+    const failure = `seeding ${path}: ${result.errors} errors, ${result.non2xx} non-2xx answers${firstFailure ? ` (first: ${firstFailure})` : ''}`;
+    if (pass === 3) throw new Error(failure);
+    console.error(`  ${failure}; sending the same records again`);
+  }
 }
 
 async function bulkAvailable(server: Started, apiKey: string): Promise<boolean> {
@@ -599,7 +607,8 @@ async function main() {
           const { result, failed } = await cannon(
             service.port,
             bulk(path, syncKey, () => make(i++), options.batchSize, count),
-            options.bulkConnections,
+            // autocannon refuses more connections than requests (500 carriers are one batch).
+            Math.min(options.bulkConnections, batches),
             {
               amount: batches,
             },

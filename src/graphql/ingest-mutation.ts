@@ -1,13 +1,16 @@
 /**
- * The GraphQL ingestion mutations, one per record kind of the registry (`upsertLoad`,
- * `createLoadUpdate`, …): the twin of http/ingest-route.ts. The input (derived from the kind's zod
- * body) is turned back into the REST body and handed to the kind's ingestion use case, which
- * validates, writes and reports to ingest accounting exactly as for REST; errors carry the same codes.
+ * The GraphQL ingestion mutations, two per record kind of the registry: one record (`upsertLoad`,
+ * `createLoadUpdate`, …) and a batch (`bulkUpsertLoads`, `bulkCreateLoadUpdates`, …), the twins of
+ * http/ingest-route.ts's single and bulk routes. Inputs (derived from the kind's zod body) are turned
+ * back into REST bodies and handed to the kind's ingestion use case, which validates, writes and
+ * reports to ingest accounting exactly as for REST; errors carry the same codes.
  */
 import { ingestSourceOf } from '../domain/ingest-health/events.js';
 import { ingestions } from '../domain/registry.js';
-import type { IngestScope, Ingestion } from '../domain/shared/ingest.js';
+import { maxBatchRecords, type IngestScope, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
+import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
+import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
@@ -33,6 +36,73 @@ const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement(
   }),
 });
 
+/** One record of a bulk mutation: its place in `inputs`, its permalink as sent, and what happened to it. */
+interface BulkRecord {
+  index: number;
+  permalink: string;
+  result: RecordResult;
+}
+
+const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
+  description: 'One offending field of a rejected record, named as the input names it (camelCase).',
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'The input field (`bolNumber`, `extra.bolNumber`, …).' }),
+    issue: t.exposeString('issue', { description: 'What is wrong with it.' }),
+  }),
+});
+
+/** A record's error as data (an Error instance returned by a resolver would be raised by graphql-js). */
+interface RecordError {
+  code: string;
+  message: string;
+  details?: FieldIssue[];
+}
+
+const BulkRecordError = builder.objectRef<RecordError>('BulkRecordError').implement({
+  description: "Why one record of a bulk mutation was rejected: the error the single mutation would have raised, as REST's `{\"error\": …}` result.",
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'The contract error code (`validation_failed`, `parent_not_found`, `tenant_mismatch`, …).' }),
+    message: t.exposeString('message', { description: 'Human-readable reason.' }),
+    details: t.field({
+      type: [FieldIssueRef],
+      nullable: true,
+      description: 'Every offending field, when the error names fields.',
+      // A handful of issues at most (one per input field): not a page to pay for ten times.
+      complexity: { field: 1, multiplier: 1 },
+      resolve: (error) => error.details ?? null,
+    }),
+  }),
+});
+
+const BulkRecordResult = builder.objectRef<BulkRecord>('BulkRecordResult').implement({
+  description: "What a bulk mutation did with one of its inputs, as REST's bulk result: an outcome (`status`) or an `error`, never both.",
+  fields: (t) => ({
+    index: t.exposeInt('index', { description: 'Position of the record in `inputs` (from 0); results come in input order.' }),
+    status: t.field({
+      type: UpsertStatusEnum,
+      nullable: true,
+      description: 'Outcome of the write; null when the record was rejected (see `error`).',
+      resolve: ({ result }) => (result.ok ? result.outcome.status : null),
+    }),
+    message: t.string({
+      nullable: true,
+      description: 'Human-readable summary of the outcome; null when the record was rejected (the reason is `error.message`).',
+      resolve: ({ result }) => (result.ok ? result.outcome.message : null),
+    }),
+    permalink: t.exposeString('permalink', { description: "The record's permalink, as sent." }),
+    unknownFields: t.stringList({
+      description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none or when the record was rejected.",
+      resolve: ({ result }) => (result.ok ? result.outcome.unknownFields : []),
+    }),
+    error: t.field({
+      type: BulkRecordError,
+      nullable: true,
+      description: 'Why the record was rejected (nothing of it was written); null when it was written, skipped or a duplicate.',
+      resolve: ({ result }) => (result.ok ? null : { code: result.error.code, message: result.error.message, details: result.error.details }),
+    }),
+  }),
+});
+
 const syncRunTimeDescription = (honoured: boolean) =>
   honoured
     ? 'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED.'
@@ -43,7 +113,7 @@ function ingestScopeOf(ctx: RequestContext): IngestScope {
   return { db: ctx.services.db, recorder: ctx.services.recorder, tenant: writableTenantOf(ctx), source: 'unspecified', now: ctx.now };
 }
 
-/** Adds the ingestion mutation of one record kind. */
+/** Adds the ingestion mutation of one record kind; returns its input (the bulk mutation takes a list of it). */
 function ingestMutation(ingestion: Ingestion) {
   const { spec } = ingestion;
   const input = zodInput(spec.graphql.input, spec.body, {
@@ -75,6 +145,71 @@ function ingestMutation(ingestion: Ingestion) {
       },
     }),
   );
+  return input;
 }
 
-for (const ingestion of ingestions) ingestMutation(ingestion);
+/**
+ * Adds the bulk ingestion mutation of one record kind: 1 to 1,000 inputs, one result per input in
+ * order, the same use case call as the REST bulk route (a rejected record does not reject the others).
+ */
+function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodInput>) {
+  const { spec } = ingestion;
+  const takesSyncRunTime = spec.freshness !== 'append_only';
+  const permalinkInput = input.inputField(spec.permalinkField);
+  builder.mutationField(bulkMutationName(spec), (t) =>
+    t.field({
+      type: [BulkRecordResult],
+      description: `Up to ${maxBatchRecords} records in one request, each with the same rules and outcomes as \`${spec.graphql.mutation}\`, in order; one rejected record does not reject the others. The same service as \`POST ${bulkRestPath(spec)}\`.`,
+      args: {
+        inputs: t.arg({
+          type: [input.type],
+          required: true,
+          description: `The records (1 to ${maxBatchRecords}): REST bodies' fields in camelCase. The same permalink twice: the later one is written after the earlier one.`,
+        }),
+        ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
+      },
+      // Each record costs one, and each result's selection is paid once per record: a 1,000-record
+      // batch with every result field costs about 12,000 (of 50,000); more inputs than a batch may
+      // hold are priced as a full batch and refused by the resolver with a clear error.
+      complexity: (args) => {
+        const records = Math.min(Math.max(Array.isArray(args.inputs) ? args.inputs.length : 1, 1), maxBatchRecords);
+        return { field: records, multiplier: records };
+      },
+      resolve: async (_root, args, ctx) => {
+        const scope = ingestScopeOf(ctx);
+        const inputs = args.inputs as Record<string, unknown>[];
+        try {
+          scope.source = ingestSourceOf(ctx.request.headers.get('service-ingest-source'));
+          if (inputs.length < 1 || inputs.length > maxBatchRecords) {
+            throw validationFailed([{ field: 'inputs', issue: `must hold 1 to ${maxBatchRecords} records (got ${inputs.length})` }]);
+          }
+        } catch (thrown) {
+          ingestion.rejectRequest(scope, thrown);
+          throw thrown;
+        }
+        // An input whose `extra` cannot be merged is that record's error; the use case answers and reports it.
+        const rejected = new Map<number, AppError>();
+        const bodies = inputs.map((one, index) => {
+          try {
+            return input.toBody(one);
+          } catch (thrown) {
+            if (!(thrown instanceof AppError)) throw thrown;
+            rejected.set(index, thrown);
+            return { [spec.permalinkField]: one[permalinkInput] };
+          }
+        });
+        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
+        const results = await ingestion.ingest(scope, bodies, { syncRunTime, rejected });
+        return results.map(
+          (result, index): BulkRecord => ({
+            index,
+            permalink: String(inputs[index]![permalinkInput]),
+            result: result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError },
+          }),
+        );
+      },
+    }),
+  );
+}
+
+for (const ingestion of ingestions) bulkIngestMutation(ingestion, ingestMutation(ingestion));

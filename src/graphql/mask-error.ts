@@ -2,9 +2,18 @@ import { PothosValidationError } from '@pothos/core';
 import { createGraphQLError, maskError as yogaMaskError, type MaskError, type YogaLogger } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { maxBulkBodyBytes } from '../http/ingest-route.js';
+
+/** Largest /graphql request body: the REST bulk routes' limit, so a 1,000-record bulk mutation fits. */
+export const maxGraphqlBodyBytes = maxBulkBodyBytes;
 
 /** Fields of a GraphQLError; read structurally because the executor's GraphQLError may come from another copy of `graphql` (ESM/CJS). */
-type LocatedError = { originalError?: unknown; nodes?: never; path?: readonly (string | number)[] };
+type LocatedError = {
+  originalError?: unknown;
+  nodes?: never;
+  path?: readonly (string | number)[];
+  extensions?: { code?: unknown; http?: { status?: number; headers?: Record<string, string> } };
+};
 
 /** Pothos rejects connection arguments it cannot use (a malformed cursor, `before` with `after`): the client's error. */
 const fromPothos = (error: PothosValidationError) =>
@@ -16,6 +25,10 @@ const fromPothos = (error: PothosValidationError) =>
  */
 function contractErrorOf(error: unknown): AppError | null {
   const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
+  // Yoga's body limit (`maxRequestBodySize`) speaks its own code: the contract's is payload_too_large.
+  if (located.extensions?.code === 'REQUEST_ENTITY_TOO_LARGE') {
+    return new AppError('payload_too_large', `The request body is larger than ${maxGraphqlBodyBytes} bytes (5 MiB); send at most 1,000 records per bulk mutation.`);
+  }
   const thrown = located.originalError ?? error;
   const original = thrown instanceof PothosValidationError ? fromPothos(thrown) : thrown;
   if (original instanceof AppError) return original;
@@ -34,7 +47,8 @@ export const maskError: MaskError = (error, message, isDev) => {
     return createGraphQLError(appError.message, {
       nodes: located.nodes,
       path: located.path,
-      extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}) },
+      // An error of the HTTP request itself (a 413) keeps its status.
+      extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}), ...(located.extensions?.http ? { http: located.extensions.http } : {}) },
     });
   }
   return yogaMaskError(error, message, isDev);

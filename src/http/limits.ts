@@ -5,7 +5,8 @@
  * field from the tenant's ingestion bucket (the one REST uses), queries one from the tenant's query
  * bucket. The REST pipeline charges its own routes (plugin.ts).
  */
-import { getOperationAST, Kind, OperationTypeNode } from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, type FieldNode } from 'graphql';
+import { maxBatchRecords } from '../domain/shared/ingest.js';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../graphql/context.js';
 import type { Limits } from '../limits/limits.js';
@@ -19,6 +20,21 @@ const neverShed = new Set(['/healthz', '/metrics']);
 /** The client address of a request (see client-address.ts); `unknown` outside an HTTP server. */
 export function clientAddress(request: Request): string {
   return addresses.get(request) ?? 'unknown';
+}
+
+/**
+ * Records a mutation field writes: the length of its `inputs` list (bulk mutations, as literal or
+ * variable; at most a batch, like REST's bulk routes), else one.
+ */
+function recordsOf(field: FieldNode, variables: Record<string, unknown> | null | undefined): number {
+  const value = field.arguments?.find((a) => a.name.value === 'inputs')?.value;
+  let count = 1;
+  if (value?.kind === Kind.LIST) count = value.values.length;
+  else if (value?.kind === Kind.VARIABLE) {
+    const given = variables?.[value.name.value];
+    if (Array.isArray(given)) count = given.length;
+  }
+  return Math.min(Math.max(count, 1), maxBatchRecords);
 }
 
 export function useLimits(limits: Limits, clientAddressHeader: string | null): Plugin {
@@ -39,8 +55,9 @@ export function useLimits(limits: Limits, clientAddressHeader: string | null): P
       if (operation.operation === OperationTypeNode.MUTATION) {
         // The admin key cannot write (mutations answer forbidden), so only tenants are charged.
         if (ctx.actor.kind !== 'tenant' || !tenant) return;
-        const fields = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD && !s.name.value.startsWith('__')).length;
-        charge = await limits.chargeRecords(tenant, Math.max(1, fields));
+        const fields = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD && !s.name.value.startsWith('__'));
+        const records = fields.reduce((sum, field) => sum + recordsOf(field, args.variableValues), 0);
+        charge = await limits.chargeRecords(tenant, Math.max(1, records));
       } else if (operation.operation === OperationTypeNode.QUERY) {
         const key = ctx.actor.kind === 'admin' ? 'admin' : tenant!.id;
         charge = await limits.chargeQuery(key, ctx.actor.kind === 'admin' ? 'admin' : tenant!.slug);

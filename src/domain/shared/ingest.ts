@@ -28,6 +28,11 @@ export interface IngestOptions {
   syncRunTime?: Date | null;
   /** Problems of the request around the records (an unparseable `sync_run_time`), reported with each record's own. */
   requestIssues?: readonly FieldIssue[];
+  /**
+   * Records a transport could not turn into a body (a GraphQL input's bad `extra`), by their index: they
+   * are answered with that error and reported like any rejected record; the others are written.
+   */
+  rejected?: ReadonlyMap<number, AppError>;
 }
 
 /** What happened to one record: its outcome, or the contract error that rejected it. */
@@ -133,6 +138,11 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     const pending: Pending[] = [];
     const seen = new Map<string, number>();
     records.forEach((input, index) => {
+      const rejected = options.rejected?.get(index);
+      if (rejected) {
+        results[index] = { ok: false, error: rejected };
+        return;
+      }
       try {
         const checked = validate(scope.tenant, input, { syncRunTime, now: scope.now });
         if (requestIssues.length || !checked.ok) throw validationFailed([...requestIssues, ...(checked.ok ? [] : checked.issues)]);

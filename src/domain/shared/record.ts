@@ -89,6 +89,9 @@ export const restPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/$
 /** The REST path of a kind's bulk route: `POST /api/v1/<collection>/bulk_<action>`. */
 export const bulkRestPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/bulk_${spec.rest.action}`;
 
+/** The GraphQL name of a kind's bulk mutation: `upsertLoad` → `bulkUpsertLoads`, `createLoadUpdate` → `bulkCreateLoadUpdates`. */
+export const bulkMutationName = (spec: RecordSpec) => `bulk${spec.graphql.mutation[0]!.toUpperCase()}${spec.graphql.mutation.slice(1)}s`;
+
 /** The table a record kind is written to, as the SQL builders see it. */
 export function tableOf(spec: RecordSpec): RecordTable {
   return {

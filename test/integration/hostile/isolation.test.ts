@@ -13,6 +13,8 @@ import { toInput, upsertMutations } from '../../factories/graphql.js';
 import { acceptedIn, adminKey, fuzzEnv, send, snapshot } from '../../hostile/harness.js';
 import { introspect, resolveRef as resolveSchema, restOperations, type GraphQLSurface } from '../../hostile/surface.js';
 import { kindOf } from '../../../src/http/route.js';
+import { recordSpecs } from '../../../src/domain/registry.js';
+import { bulkMutationName } from '../../../src/domain/shared/record.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;
@@ -143,6 +145,18 @@ const graphqlSweep: Record<string, () => Probe[]> = {
       variables: { input: toInput({ ...loadUpdateBody(b, aBodies.load!), native_system_load_update_permalink: `U${ghost.slice(-4)}-${b.slug}` }) },
     },
   ],
+  // Bulk mutations: A's record in a batch of one (its permalink names A's tenant: a per-record error).
+  ...Object.fromEntries(
+    recordSpecs.map((spec) => [
+      bulkMutationName(spec),
+      () => [
+        {
+          query: `mutation ($inputs: [${spec.graphql.input}!]!) { ${bulkMutationName(spec)}(inputs: $inputs) { index status message permalink unknownFields error { code message details { field issue } } } }`,
+          variables: { inputs: [toInput(aBodies[spec.kind]!)] },
+        },
+      ],
+    ]),
+  ),
   editLoad: () => [
     {
       query: 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bolNumber: "HIJACKED" }) { permalink bolNumber } }',
