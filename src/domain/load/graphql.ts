@@ -127,15 +127,10 @@ builder.queryFields((t) => ({
         const { prisma, sql } = ctx.services.db;
         const scoped = scopeCursor(query, tenantId);
         // One statement with the page's relations nested by PostgreSQL; Prisma for selections it does not read.
-        const loads =
-          ((await readLoadPage(sql, tenantId, scoped, filter, orderBy)) as typeof prisma.load.findMany extends (...args: never[]) => Promise<infer R>
-            ? R
-            : never) ??
-          (await prisma.load.findMany({
-            ...scoped,
-            where: loadFilterWhere(tenantId, filter),
-            orderBy: loadOrderBy(orderBy),
-          }));
+        const prismaPage = () => prisma.load.findMany({ ...scoped, where: loadFilterWhere(tenantId, filter), orderBy: loadOrderBy(orderBy) });
+        // The rows have the shape Prisma would return for `scoped` (see db/json-tree.ts).
+        const page = (await readLoadPage(sql, tenantId, scoped, filter, orderBy)) as Awaited<ReturnType<typeof prismaPage>> | null;
+        const loads = page ?? (await prismaPage());
         if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
         return loads;
       },
