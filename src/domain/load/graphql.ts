@@ -5,6 +5,7 @@ import { zodInput } from '../../graphql/zod-input.js';
 import { AppError } from '../../errors.js';
 import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
+import { countLoads, readLoadPage } from './page.js';
 import { legOrder, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
 import { loadRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
@@ -125,15 +126,16 @@ builder.queryFields((t) => ({
         orderBy: t.arg({ type: LoadOrderEnum, description: 'Order of the list (default `CREATED_DESC`).' }),
       },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
-      totalCount: (_parent, { filter }, ctx) => ctx.services.db.prisma.load.count({ where: loadFilterWhere(tenantOf(ctx).id, filter) }),
+      totalCount: (_parent, { filter }, ctx) => countLoads(ctx.services.db.sql, tenantOf(ctx).id, filter),
       resolve: async (query, _root, { filter, orderBy }, ctx) => {
         const tenantId = tenantOf(ctx).id;
-        const { prisma } = ctx.services.db;
-        const loads = await prisma.load.findMany({
-          ...scopeCursor(query, tenantId),
-          where: loadFilterWhere(tenantId, filter),
-          orderBy: loadOrderBy(orderBy),
-        });
+        const { prisma, sql } = ctx.services.db;
+        const scoped = scopeCursor(query, tenantId);
+        // One statement with the page's relations nested by PostgreSQL; Prisma for selections it does not read.
+        const prismaPage = () => prisma.load.findMany({ ...scoped, where: loadFilterWhere(tenantId, filter), orderBy: loadOrderBy(orderBy) });
+        // The rows have the shape Prisma would return for `scoped` (see db/json-tree.ts).
+        const page = (await readLoadPage(sql, tenantId, scoped, filter, orderBy)) as Awaited<ReturnType<typeof prismaPage>> | null;
+        const loads = page ?? (await prismaPage());
         if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
         return loads;
       },

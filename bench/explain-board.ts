@@ -1,0 +1,57 @@
+/**
+ * EXPLAIN ANALYZE of the load board's statements (the page and its count, as src/domain/load/page.ts
+ * writes them) for each order and filter, on the tenant bench/board-100k.sql fills:
+ *
+ *   DATABASE_URL=postgresql://…/<scratch> npm run db:migrate && psql … -f bench/board-100k.sql
+ *   DATABASE_URL=postgresql://…/<scratch> npx tsx bench/explain-board.ts [--plans] [--only city]
+ */
+import pg from 'pg';
+import type { Sql } from '../src/db/database.js';
+import { countLoads, readLoadPage } from '../src/domain/load/page.js';
+import type { LoadFilter, LoadOrder } from '../src/domain/load/queries.js';
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+const tenant = '00000000-0000-0000-0000-0000000000aa';
+// The include @pothos/plugin-prisma plans for the bench's load-board document.
+const legOrder = [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }];
+const include = {
+  legs: { orderBy: legOrder, include: { carrier: true, stops: { orderBy: legOrder } } },
+  updates: { take: 1, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] },
+};
+const flag = (name: string) => process.argv.indexOf(name);
+const only = flag('--only') > 0 ? process.argv[flag('--only') + 1] : undefined;
+const sqlOf = async (run: (sql: Sql) => Promise<unknown>) => {
+  let captured: [string, unknown[]] = ['', []];
+  const capture = async (text: string, params: readonly unknown[]) => {
+    captured = [text, [...params]];
+    return (text.includes('count(*)') ? [{ n: 0 }] : []) as never[];
+  };
+  await run({ query: capture });
+  return captured;
+};
+const all: [string, LoadFilter, LoadOrder | undefined][] = [
+  ['CREATED_DESC', {}, undefined],
+  ['ACTIVITY_DESC', {}, 'ACTIVITY_DESC'],
+  ['activitySince 1 day', { activitySince: new Date(Date.now() - 86400000) }, 'ACTIVITY_DESC'],
+  ['carrier', { carrier: 'C7' }, undefined],
+  ['city (rare)', { city: 'chicago' }, undefined],
+  ['city (common)', { city: 'chicago 7' }, undefined],
+  ['status', { status: 'booked' }, undefined],
+  ['phase', { phase: ['PLANNED'] }, undefined],
+  ['search', { search: 'L9999' }, undefined],
+];
+const cases = only ? all.filter((c) => c[0].startsWith(only)) : all;
+for (const [label, filter, order] of cases) {
+  for (const kind of ['page', 'count']) {
+    const [text, params] = await sqlOf((sql) => (kind === 'page' ? readLoadPage(sql, tenant, { take: 51, skip: 0, include }, filter, order) : countLoads(sql, tenant, filter)));
+    const times: number[] = [];
+    let plan = '';
+    for (let i = 0; i < 3; i++) {
+      const r = await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params);
+      plan = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
+      times.push(Number(/Execution Time: ([\d.]+)/.exec(plan)![1]));
+    }
+    console.log(`${label} ${kind}: ${Math.min(...times).toFixed(2)} ms`);
+    if (flag('--plans') > 0) console.log(plan.split('\n').slice(0, 14).join('\n'));
+  }
+}
+await pool.end();

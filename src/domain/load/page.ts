@@ -1,0 +1,64 @@
+/**
+ * The `loads` page in one SQL statement (issue 10: the load board). PostgreSQL returns each load of
+ * the page with the relations the GraphQL selection asked for already nested as JSON (see
+ * `db/json-tree.ts`), in the shape Prisma would return, so the resolvers only read properties.
+ * Cursor pagination follows Prisma's: `cursor` names a row of the tenant, the page starts at it
+ * (`skip: 1` leaves it out), a negative `take` reads backwards and answers in list order.
+ */
+import type { Sql } from '../../db/database.js';
+import { compileTree } from '../../db/json-tree.js';
+import { loadFilterSql, type LoadFilter, type LoadOrder } from './queries.js';
+
+/** The connection query @pothos/plugin-prisma plans for `loads`. */
+export interface LoadPageQuery {
+  take?: number;
+  skip?: number;
+  cursor?: { id?: string };
+  include?: unknown;
+  select?: unknown;
+}
+
+const pageKeys = new Set(['take', 'skip', 'cursor', 'include', 'select']);
+
+/** The page's loads, or null when the query asks for something this reader does not know (then ask Prisma). */
+export async function readLoadPage(
+  sql: Sql,
+  tenantId: string,
+  query: LoadPageQuery,
+  filter: LoadFilter | null | undefined,
+  order: LoadOrder | null | undefined,
+): Promise<Record<string, unknown>[] | null> {
+  if (Object.keys(query).some((key) => !pageKeys.has(key))) return null;
+  const { take, skip = 0 } = query;
+  if (!Number.isInteger(take) || take === 0 || !Number.isInteger(skip) || skip < 0) return null;
+  const key = order === 'ACTIVITY_DESC' ? { column: 'last_activity_at', field: 'lastActivityAt' } : { column: 'created_at', field: 'createdAt' };
+  const tree = compileTree('Load', 'l', query, '$1', ['id', key.field]);
+  if (!tree) return null;
+  const params: unknown[] = [tenantId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = ['l.tenant_id = $1', ...loadFilterSql(filter, '$1', param)];
+  const backwards = take! < 0;
+  let cursor = '';
+  if (query.cursor) {
+    if (typeof query.cursor.id !== 'string') return null;
+    // Rows at or after the cursor's row in list order (at or before it when reading backwards).
+    cursor = ` JOIN (SELECT ${key.column} AS k, id FROM loads WHERE id = ${param(query.cursor.id)}::uuid AND tenant_id = $1) c ON (l.${key.column}, l.id) ${backwards ? '>=' : '<='} (c.k, c.id)`;
+  }
+  const direction = backwards ? 'ASC' : 'DESC';
+  const text =
+    `SELECT row_to_json(p) AS j FROM (SELECT ${tree.list} FROM loads l${cursor} WHERE ${where.join(' AND ')}` +
+    ` ORDER BY l.${key.column} ${direction}, l.id ${direction} LIMIT ${Math.abs(take!)} OFFSET ${skip}) p ORDER BY p."${key.field}" DESC, p.id DESC`;
+  const rows = await sql.query<{ j: Record<string, unknown> }>(text, params);
+  return rows.map(({ j }) => {
+    tree.decode(j);
+    return j;
+  });
+}
+
+/** How many of the tenant's loads match the filter (`totalCount`). */
+export async function countLoads(sql: Sql, tenantId: string, filter: LoadFilter | null | undefined): Promise<number> {
+  const params: unknown[] = [tenantId];
+  const where = ['l.tenant_id = $1', ...loadFilterSql(filter, '$1', (value) => `$${params.push(value)}`)];
+  const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM loads l WHERE ${where.join(' AND ')}`, params);
+  return row!.n;
+}
