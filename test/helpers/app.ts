@@ -51,7 +51,7 @@ export const uniqueSlug = (prefix = 't') => `${prefix}${randomBytes(4).toString(
  * never to interfere, and no overload shedding (a loaded CI machine lags). The limits' own tests
  * (test/integration/limits/) set the values they exercise through `env`.
  */
-export const relaxedLimits: Record<string, string> = {
+const relaxedLimits: Record<string, string> = {
   RATE_LIMIT_RECORDS_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '10000000',
   RATE_LIMIT_QUERIES_PER_SECOND: '1000000',

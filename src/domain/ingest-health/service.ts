@@ -13,7 +13,7 @@ import { recordKinds, type RecordKind } from '../registry.js';
 import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
 
-export const healthStates = ['HEALTHY', 'DEGRADED', 'STALE', 'NO_TRAFFIC'] as const;
+const healthStates = ['HEALTHY', 'DEGRADED', 'STALE', 'NO_TRAFFIC'] as const;
 export type HealthState = (typeof healthStates)[number];
 
 export type OutcomeCounts = Record<IngestOutcome, number>;

@@ -30,7 +30,7 @@ export const test = base
 export { describe, expect } from 'vitest';
 
 export const endpointFields = `id url description eventTypes enabled disabledAt disabledReason failingSince previousSecretExpiresAt createdAt updatedAt`;
-export const deliveryFields = `id webhookId eventType eventCursor loadPermalink payload state attemptCount nextAttemptAt replay createdAt completedAt
+const deliveryFields = `id webhookId eventType eventCursor loadPermalink payload state attemptCount nextAttemptAt replay createdAt completedAt
   attempts { attemptedAt httpStatus error durationMs }`;
 
 /** Creates an endpoint over GraphQL; returns its id and secret (throws on errors). */
