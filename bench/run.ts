@@ -83,7 +83,7 @@ const options = {
   cpuProf: args['cpu-prof'],
   references: !args['no-references'],
   /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
-  withoutEvents: args['without-events']!,
+  withoutEvents: args['without-events'],
 };
 const only = new Set<ScenarioName>(
   args.only

@@ -13,8 +13,7 @@ import { recordKinds, type RecordKind } from '../registry.js';
 import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
 
-const healthStates = ['HEALTHY', 'DEGRADED', 'STALE', 'NO_TRAFFIC'] as const;
-export type HealthState = (typeof healthStates)[number];
+export type HealthState = 'HEALTHY' | 'DEGRADED' | 'STALE' | 'NO_TRAFFIC';
 
 export type OutcomeCounts = Record<IngestOutcome, number>;
 
