@@ -107,6 +107,16 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
   });
 });
 
+describe('an invalid configuration', { timeout: 120_000 }, () => {
+  test('stops the server at start with exit 1 and the ConfigError as plain lines (no stack)', async () => {
+    const server = startServer({ PORT: 'not-a-port', DATABASE_URL: 'mysql://nowhere' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('Invalid configuration');
+    expect(server.output()).toContain('DATABASE_URL');
+    expect(server.output()).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+});
+
 if (process.env.DATABASE_URL) {
   describe('first run with DATABASE_URL', { timeout: 180_000 }, () => {
     test('creates no demo tenant and prints no key', async () => {
