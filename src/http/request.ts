@@ -12,7 +12,7 @@ export function assertJsonContentType(request: Request): void {
 }
 
 const tooLarge = (maxBytes: number) =>
-  new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes; send one record per request (each route takes one record).`);
+  new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes; send a smaller record, or fewer records per request on a bulk route.`);
 
 /**
  * Reads the body as text, at most `maxBytes`: a larger Content-Length is refused before reading, and a
