@@ -683,7 +683,8 @@ function report(database: string) {
     ratios['service / floor req/s'] = svc.requestsPerSecond / floor.requestsPerSecond;
     ratios['service / floor p99'] = svc.p99Ms / floor.p99Ms;
     ratios['service / floor CPU ms per request'] = svc.cpuMsPerRequest / floor.cpuMsPerRequest;
-    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest) ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
+    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest)
+      ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
   }
   if (measured(yoga) && measured(floor)) {
     ratios['bare Yoga / floor req/s'] = yoga.requestsPerSecond / floor.requestsPerSecond;

@@ -138,7 +138,8 @@ export const errorExamples: Record<ErrorCode, (body: Body, label: string) => unk
   forbidden: () => error('forbidden', "The support engineers' key is read-only."),
   not_found: () => error('not_found', 'No route /api/v1/trucks/upsert.'),
   method_not_allowed: () => error('method_not_allowed', 'GET is not allowed on /api/v1/loads/upsert; use POST.'),
-  payload_too_large: () => error('payload_too_large', 'The body is larger than 1048576 bytes; send a smaller record, or fewer records per request on a bulk route.'),
+  payload_too_large: () =>
+    error('payload_too_large', 'The body is larger than 1048576 bytes; send a smaller record, or fewer records per request on a bulk route.'),
   unsupported_media_type: () => error('unsupported_media_type', 'Content-Type must be application/json (got text/plain).'),
   parent_not_found: (body, label) => {
     const field =
