@@ -145,7 +145,7 @@ function yogaServer() {
       },
     ],
   });
-  return createServer(yoga);
+  return createServer((req, res) => void yoga(req, res));
 }
 
 const mode = process.argv[2];

@@ -79,11 +79,11 @@ const options = {
   graphqlConnections: positive('graphql-connections', args['graphql-connections'], 16),
   batchSize: positive('batch-size', args['batch-size'], 500),
   syncScale: positive('sync-scale', args['sync-scale'], args.quick ? 0.1 : 1),
-  logLevel: args['log-level']!,
-  cpuProf: args['cpu-prof']!,
+  logLevel: args['log-level'],
+  cpuProf: args['cpu-prof'],
   references: !args['no-references'],
   /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
-  withoutEvents: args['without-events']!,
+  withoutEvents: args['without-events'],
 };
 const only = new Set<ScenarioName>(
   args.only
@@ -692,7 +692,8 @@ function report(database: string) {
     ratios['service / floor req/s'] = svc.requestsPerSecond / floor.requestsPerSecond;
     ratios['service / floor p99'] = svc.p99Ms / floor.p99Ms;
     ratios['service / floor CPU ms per request'] = svc.cpuMsPerRequest / floor.cpuMsPerRequest;
-    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest) ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
+    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest)
+      ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
   }
   if (measured(yoga) && measured(floor)) {
     ratios['bare Yoga / floor req/s'] = yoga.requestsPerSecond / floor.requestsPerSecond;
@@ -706,8 +707,8 @@ function report(database: string) {
   if (ratios['service / floor req/s'] !== undefined) {
     targets.push({
       target: 'single load upsert ≥ 0.6 × floor req/s',
-      measured: `${ratios['service / floor req/s']!.toFixed(2)} ×`,
-      met: ratios['service / floor req/s']! >= 0.6,
+      measured: `${ratios['service / floor req/s'].toFixed(2)} ×`,
+      met: ratios['service / floor req/s'] >= 0.6,
     });
     targets.push({
       target: 'single load upsert p99 ≤ 2 × floor p99',
@@ -720,7 +721,7 @@ function report(database: string) {
     targets.push({ target: 'service peak RSS ≤ 250 MB (single upsert)', measured: `${fmt(svc.usage!.peakRssMb)} MB`, met: svc.usage!.peakRssMb <= 250 });
   }
   if (ratios['bulk loads records/s / floor req/s'] !== undefined) {
-    const r = ratios['bulk loads records/s / floor req/s']!;
+    const r = ratios['bulk loads records/s / floor req/s'];
     targets.push({ target: 'bulk load upsert ≥ 8 × floor req/s (records/s)', measured: `${r.toFixed(1)} ×`, met: r >= 8 });
   }
   const sync = find('first-sync', 'service');

@@ -16,7 +16,7 @@ export function withRequestId<T>(requestId: string, fn: () => T): T {
 }
 
 /** The id of the request being handled, if any. */
-export const currentRequestId = (): string | undefined => requestContext.getStore()?.requestId;
+const currentRequestId = (): string | undefined => requestContext.getStore()?.requestId;
 
 /** The root logger; `destination` defaults to stdout (tests pass a stream to read the lines). */
 export function createLogger(level: string, destination?: DestinationStream): Logger {

@@ -99,7 +99,7 @@ async function main() {
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: 1000,
     },
-    app,
+    (req, res) => void app(req, res),
   );
   const { port } = await listen(server, config.http.port, config.http.host);
   const base = `http://localhost:${port}`;
@@ -138,8 +138,8 @@ async function main() {
       logger.error({ err: error }, 'shutdown failed');
       process.exit(1);
     });
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', (signal) => void onSignal(signal));
+  process.on('SIGINT', (signal) => void onSignal(signal));
   announced = startupMessage(config, db, logger, base).then(async ({ message, demoApiKey }) => {
     process.stdout.write(message);
     if (options['demo-data']) process.stdout.write(await fillDemoTenant(app, demoApiKey, base));
@@ -150,8 +150,8 @@ async function main() {
 main().catch((error) => {
   // Expected start-up failures get one plain line; anything else keeps its stack.
   if (error instanceof DatabaseInUseError || error instanceof ConfigError) console.error(error.message);
-  else if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${error.message}`);
-  else if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') console.error(`The port is in use: ${error.message}`);
+  else if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${(error as Error).message}`);
+  else if ((error as NodeJS.ErrnoException)?.code === 'EADDRINUSE') console.error(`The port is in use: ${(error as Error).message}`);
   else console.error(error);
   process.exit(1);
 });

@@ -5,7 +5,7 @@ import { buildOpenApiDocument, OpenApiDocumentSchema, type OpenApiDocument } fro
 import { defineRoute, type Route } from './http/route.js';
 
 /** The ingestion routes (single and bulk) of every record kind in the registry. */
-export const ingestionRoutes: readonly Route[] = ingestions.flatMap((ingestion) => [ingestRoute(ingestion), bulkIngestRoute(ingestion)]);
+const ingestionRoutes: readonly Route[] = ingestions.flatMap((ingestion) => [ingestRoute(ingestion), bulkIngestRoute(ingestion)]);
 
 const openApiRoute = defineRoute({
   method: 'GET',

@@ -3,17 +3,21 @@
  * share records and need no cleanup between them.
  */
 import { test as base } from 'vitest';
-import { apiFor, createTestApp } from './helpers/app.js';
+import { apiFor, createTestApp, type TestAppOptions } from './helpers/app.js';
 
-export const test = base
-  .extend('testApp', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const testApp = await createTestApp();
-    onCleanup(() => testApp.close());
-    return testApp;
-  })
-  .extend('tenant', async ({ testApp }) => testApp.createTenant())
-  .extend('otherTenant', async ({ testApp }) => testApp.createTenant())
-  .extend('api', async ({ testApp, tenant }) => apiFor(testApp, tenant.apiKey))
-  .extend('otherApi', async ({ testApp, otherTenant }) => apiFor(testApp, otherTenant.apiKey));
+/** The fixtures over an app created with `options` (test files that need other settings, e.g. webhooks). */
+export const testWith = (options: TestAppOptions = {}) =>
+  base
+    .extend('testApp', { scope: 'file' }, async ({}, { onCleanup }) => {
+      const testApp = await createTestApp(options);
+      onCleanup(() => testApp.close());
+      return testApp;
+    })
+    .extend('tenant', async ({ testApp }) => testApp.createTenant())
+    .extend('otherTenant', async ({ testApp }) => testApp.createTenant())
+    .extend('api', async ({ testApp, tenant }) => apiFor(testApp, tenant.apiKey))
+    .extend('otherApi', async ({ testApp, otherTenant }) => apiFor(testApp, otherTenant.apiKey));
+
+export const test = testWith();
 
 export { expect, describe } from 'vitest';

@@ -337,7 +337,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     // Expected failures get one plain line; anything else keeps its stack for the operator.
-    if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${error.message}`);
+    if (isDatabaseUnavailable(error)) console.error(`The database is unreachable: ${(error as Error).message}`);
     else if (error instanceof DatabaseInUseError || error instanceof ConfigError) console.error(error.message);
     else console.error(error);
     process.exit(exitCode.failed);

@@ -21,6 +21,8 @@ const schemaPath = join(root, 'prisma/schema.prisma');
 
 type EngineModule = typeof import('@prisma/schema-engine-wasm');
 let engineModule: Promise<EngineModule> | undefined;
+/** The glue module as imported: the engine's API, the imports the .wasm module needs, and its setter. */
+type EngineGlue = EngineModule & WebAssembly.ModuleImports & { __wbg_set_wasm(exports: WebAssembly.Exports): void };
 
 /** Instantiates the WebAssembly module once per process (its glue keeps views of the memory). */
 function loadEngineModule(): Promise<EngineModule> {
@@ -28,12 +30,12 @@ function loadEngineModule(): Promise<EngineModule> {
     // Node cannot import a .wasm module, so instantiate it with the glue module's imports ourselves.
     const require = createRequire(import.meta.url);
     const gluePath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
-    const glue = await import(pathToFileURL(gluePath).href);
+    const glue = (await import(pathToFileURL(gluePath).href)) as EngineGlue;
     const bytes = readFileSync(join(dirname(gluePath), 'schema_engine_bg.wasm'));
     const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': glue });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
-    return glue as EngineModule;
+    return glue;
   })();
   return engineModule;
 }

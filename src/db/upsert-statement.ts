@@ -51,7 +51,7 @@ export interface RecordTable {
  * SQL for the phase of a status (both arguments SQL expressions), looked up in the tenant's status
  * mapping as the mapping stores its keys (trimmed, lower case): what every write path stores.
  */
-export const phaseSql = (tenantId: string, status: string) =>
+const phaseSql = (tenantId: string, status: string) =>
   `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`;
 
 const q = (identifier: string) => `"${identifier}"`;

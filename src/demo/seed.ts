@@ -40,7 +40,7 @@ const carriers = [
 const hours = (base: Date, h: number) => new Date(base.getTime() + h * 3_600_000).toISOString();
 
 /** Every request of the data set, in posting order (parents first). */
-export function demoRequests(slug: string, now: Date): { path: string; body: Body; source?: string }[] {
+function demoRequests(slug: string, now: Date): { path: string; body: Body; source?: string }[] {
   const p = (id: string) => `${id}-${slug}`;
   const requests: { path: string; body: Body; source?: string }[] = [];
   for (const c of carriers) {
@@ -177,14 +177,13 @@ export const describeSeed = ({ mappings, outcomes }: SeedSummary) =>
 /** Posts the data set with `apiKey`; throws on the first answer that is not a 200. */
 export async function seedDemoData(send: Send, apiKey: string, now = new Date()): Promise<SeedSummary> {
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-  const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
+  const graphql = async <Data>(query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
     const res = await send('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-    // biome-ignore lint/suspicious/noExplicitAny: the seed reads a few known fields of its own queries' answers.
-    const body = (await res.json()) as { data?: any; errors?: { message: string }[] };
+    const body = (await res.json()) as { data?: Data; errors?: { message: string }[] };
     if (res.status !== 200 || body.errors?.length) throw new Error(`GraphQL answered ${res.status}: ${JSON.stringify(body.errors ?? body)}`);
-    return body.data;
+    return body.data as Data;
   };
-  const { viewer } = await graphql('{ viewer { slug } }');
+  const { viewer } = await graphql<{ viewer: { slug: string } }>('{ viewer { slug } }');
   for (const [status, phase] of demoStatuses) {
     await graphql('mutation Map($status: String!, $phase: Phase!) { setStatusMapping(status: $status, phase: $phase) { status } }', { status, phase });
   }

@@ -1,6 +1,6 @@
 // Configuration only: no types are defined here (Pothos troubleshooting: avoids circular imports).
 import SchemaBuilder from '@pothos/core';
-import ComplexityPlugin from '@pothos/plugin-complexity';
+import ComplexityPlugin, { ComplexityErrorKind } from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLScalarType } from 'graphql';
@@ -51,10 +51,14 @@ export const builder = new SchemaBuilder<{
     // A clear contract error instead of a masked one; nothing of the query runs.
     complexityError: (kind, { depth, complexity, breadth, maxDepth, maxComplexity, maxBreadth }) => {
       const [measure, value, max] =
-        kind === 'Depth' ? ['depth', depth, maxDepth] : kind === 'Breadth' ? ['breadth', breadth, maxBreadth] : ['complexity', complexity, maxComplexity];
+        kind === ComplexityErrorKind.Depth
+          ? ['depth', depth, maxDepth]
+          : kind === ComplexityErrorKind.Breadth
+            ? ['breadth', breadth, maxBreadth]
+            : ['complexity', complexity, maxComplexity];
       return new AppError(
         'validation_failed',
-        `The query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${measure} ${value}, at most ${max}.`,
+        `The query is too ${kind === ComplexityErrorKind.Depth ? 'deep' : kind === ComplexityErrorKind.Breadth ? 'broad' : 'costly'}: ${measure} ${value}, at most ${max}.`,
         [{ field: 'query', issue: `${measure} ${value} exceeds the maximum ${max}; select fewer nested fields or request smaller pages` }],
       );
     },

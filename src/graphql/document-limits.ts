@@ -4,13 +4,14 @@
  * Its nesting is counted on the text before parsing (like REST's JSON depth) and refused as the
  * client's error. The complexity plugin's depth limit (10) still applies to what passes.
  */
+import type { Source } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 
 /** Deepest nesting of `{ [ (` a document may have: far above the query depth limit, far below a stack overflow. */
-export const maxDocumentNesting = 64;
+const maxDocumentNesting = 64;
 
 /** Nesting of braces, brackets and parentheses outside strings and comments. */
-export function documentNesting(text: string): number {
+function documentNesting(text: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
@@ -32,7 +33,8 @@ export function documentNesting(text: string): number {
 export function useDocumentLimits(): Plugin {
   return {
     onParse({ params }) {
-      const text = typeof params.source === 'string' ? params.source : params.source.body;
+      const source = params.source as string | Source;
+      const text = typeof source === 'string' ? source : source.body;
       if (documentNesting(text) > maxDocumentNesting) {
         throw createGraphQLError(`The query nests more than ${maxDocumentNesting} levels.`, {
           extensions: {

@@ -2,7 +2,7 @@ import { css, editorWorkerService, favicon, graphqlWorker, js, jsonWorker } from
 import type { GraphiQLOptions } from 'graphql-yoga';
 
 /** What GraphiQL (GET /graphql in a browser) opens with: a query a newcomer can run as is. */
-export const graphiqlDefaultQuery = `# Enter your tenant's API key in the Headers pane below (X-API-Key), then run.
+const graphiqlDefaultQuery = `# Enter your tenant's API key in the Headers pane below (X-API-Key), then run.
 query RecentLoads {
   viewer { slug name }
   loads(first: 10) {
@@ -30,7 +30,7 @@ query RecentLoads {
 `;
 
 /** What the headers pane shows until a key is entered. */
-export const apiKeyPlaceholder = '<your API key>';
+const apiKeyPlaceholder = '<your API key>';
 
 /** GraphiQL's settings (serialised into the page). */
 export const graphiqlOptions: GraphiQLOptions = {

@@ -135,13 +135,15 @@ function ingestMutation(ingestion: Ingestion) {
         let body: Record<string, unknown>;
         try {
           scope.source = ingestSourceOf(ctx.request.headers.get('service-ingest-source'));
-          body = input.toBody(args.input as Record<string, unknown>);
+          body = input.toBody(args.input);
         } catch (thrown) {
           ingestion.rejectRequest(scope, thrown, { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] });
           throw input.renameFields(thrown);
         }
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
-        return ingestion.ingestOne(scope, body, { syncRunTime }).catch((thrown: unknown) => Promise.reject(input.renameFields(thrown)));
+        return ingestion.ingestOne(scope, body, { syncRunTime }).catch((thrown: unknown) => {
+          throw input.renameFields(thrown);
+        });
       },
     }),
   );

@@ -60,19 +60,22 @@ export const maskError: MaskError = (error, message, isDev) => {
  * … any 4xx) is logged at info with its code and path, as the REST pipeline treats a 4xx; faults
  * and outages stay at error.
  */
+/** What follows a log call's first argument: pino takes a message, then its interpolation values. */
+const rest = (args: unknown[]) => args.slice(1) as [msg?: string, ...values: unknown[]];
+
 export function yogaLogger(logger: Logger): YogaLogger {
   return {
-    debug: (...args) => logger.debug(args[0], ...args.slice(1)),
-    info: (...args) => logger.info(args[0], ...args.slice(1)),
-    warn: (...args) => logger.warn(args[0], ...args.slice(1)),
-    error: (...args) => {
+    debug: (...args: unknown[]) => logger.debug(args[0], ...rest(args)),
+    info: (...args: unknown[]) => logger.info(args[0], ...rest(args)),
+    warn: (...args: unknown[]) => logger.warn(args[0], ...rest(args)),
+    error: (...args: unknown[]) => {
       const clientError = args.length === 1 ? contractErrorOf(args[0]) : null;
       if (clientError && clientError.status < 500) {
         const path = (args[0] as LocatedError).path?.join('.');
         logger.info({ code: clientError.code, path, error: clientError.message }, 'GraphQL client error');
         return;
       }
-      logger.error(args[0], ...args.slice(1));
+      logger.error(args[0], ...rest(args));
     },
   };
 }

@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const invalidCursor = () =>
+const invalidCursor = () =>
   new AppError('validation_failed', 'The cursor is not a position in this list.', [
     { field: 'after', issue: 'must be a cursor (pageInfo.endCursor or an edge cursor) this list returned' },
   ]);

@@ -28,6 +28,9 @@ export function createAuthenticator(db: Database, clock: Clock, options: AuthOpt
     max: maxEntries,
     ttl: ttlMs,
     ttlAutopurge: false,
+    // Age is read from our clock on every lookup: lru-cache's default 1 ms debounce of `now` (reset by a
+    // timer) would keep an old time while a request runs without yielding to timers.
+    ttlResolution: 0,
     perf: { now: () => clock.now().getTime() },
   });
   const admin = options.adminApiKey ? Buffer.from(options.adminApiKey) : null;

@@ -44,7 +44,8 @@ function syncOptions(ingestion: Ingestion, url: URL) {
 /** The answer to a record example posted once: processed (created). */
 function processedExample(ingestion: Ingestion, example: unknown) {
   const { spec } = ingestion;
-  const permalink = String((example as Record<string, unknown> | undefined)?.[spec.permalinkField] ?? '');
+  const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
+  const permalink = typeof value === 'string' ? value : '';
   return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [] };
 }
 

@@ -5,7 +5,7 @@
  * field from the tenant's ingestion bucket (the one REST uses), queries one from the tenant's query
  * bucket. The REST pipeline charges its own routes (plugin.ts).
  */
-import { getOperationAST, Kind, OperationTypeNode, type FieldNode } from 'graphql';
+import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type FieldNode } from 'graphql';
 import { maxBatchRecords } from '../domain/shared/ingest.js';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../graphql/context.js';
@@ -49,7 +49,7 @@ export function useLimits(limits: Limits, clientAddressHeader: string | null): P
       const ctx = args.contextValue as Partial<RequestContext>;
       const tenant = ctx.actor?.tenant;
       if (!ctx.actor || !ctx.request) return;
-      const operation = getOperationAST(args.document, args.operationName);
+      const operation = getOperationAST(args.document as DocumentNode, args.operationName as string | undefined);
       if (!operation) return;
       let charge;
       if (operation.operation === OperationTypeNode.MUTATION) {

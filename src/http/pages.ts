@@ -11,7 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { json } from './respond.js';
 
 /** Where things are; the landing page and its JSON twin list these. */
-export const pagePaths = {
+const pagePaths = {
   home: '/',
   apiReference: '/api/v1/docs',
   redocScript: '/api/v1/docs/redoc.standalone.js',

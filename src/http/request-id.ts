@@ -5,7 +5,7 @@
  * requests get the one access log line REST requests get from the REST pipeline.
  */
 import { randomUUID } from 'node:crypto';
-import { getOperationAST } from 'graphql';
+import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { withRequestId, type Logger } from '../logger.js';
 import { isServicePath, servicePaths } from './paths.js';
@@ -36,7 +36,7 @@ export function useRequestId(logger: Logger): Plugin {
       },
     },
     onExecute({ args }) {
-      const name = getOperationAST(args.document, args.operationName)?.name?.value;
+      const name = getOperationAST(args.document as DocumentNode, args.operationName as string | undefined)?.name?.value;
       const { request } = args.contextValue as { request?: Request };
       if (name && request) operations.set(request, name.slice(0, 100));
     },

@@ -55,7 +55,7 @@ export async function readBodyText(request: Request, maxBytes: number, tooLargeA
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The body bytes as text: UTF-8, as JSON requires. */
-export function decodeUtf8(bytes: Uint8Array): string {
+function decodeUtf8(bytes: Uint8Array): string {
   try {
     return utf8.decode(bytes);
   } catch {
@@ -64,7 +64,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /** Deepest nesting of objects and arrays a body may have (records are flat; extra fields may nest a little). */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 /** Nesting depth of a JSON text (brackets outside strings); counted before parsing so no parser recurses deeply. */
 export function jsonDepth(text: string): number {

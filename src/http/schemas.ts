@@ -153,7 +153,8 @@ export const errorExamples: Record<ErrorCode, (body: Body, label: string, route:
   parent_not_found: (body, label) => {
     const field =
       Object.keys(body ?? {}).find((key, i) => i > 0 && key.endsWith('_permalink') && key !== 'company_permalink') ?? 'native_system_load_permalink';
-    const permalink = String(body?.[field] ?? 'L1-demo');
+    const value = body?.[field];
+    const permalink = typeof value === 'string' ? value : 'L1-demo';
     return error('parent_not_found', `The ${label.toLowerCase()} references a record that does not exist: ${field}.`, [
       { field, issue: `no record with permalink ${permalink} exists for this tenant` },
     ]);

@@ -41,7 +41,7 @@ export interface LimitsOptions {
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers): quota, window, remaining, reset. */
-export function rateLimitHeaders(name: LimitName, policy: BucketPolicy, decision: BucketDecision): Record<string, string> {
+function rateLimitHeaders(name: LimitName, policy: BucketPolicy, decision: BucketDecision): Record<string, string> {
   const window = Math.max(1, Math.ceil(policy.burst / policy.perSecond));
   return {
     'RateLimit-Policy': `"${name}";q=${policy.burst};w=${window}`,

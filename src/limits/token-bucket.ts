@@ -38,7 +38,7 @@ export interface BucketStore {
 }
 
 /** The decision for a bucket holding `tokens` after the attempt. */
-export function decide(allowed: boolean, tokens: number, cost: number, { perSecond, burst }: BucketPolicy): BucketDecision {
+function decide(allowed: boolean, tokens: number, cost: number, { perSecond, burst }: BucketPolicy): BucketDecision {
   return {
     allowed,
     remaining: Math.max(0, Math.floor(tokens)),

@@ -31,7 +31,7 @@ beforeAll(async () => {
   testApp = await createTestApp();
   tenant = await testApp.createTenant({ slug: 'demo-browser' });
   await seedExample(apiFor(testApp, tenant.apiKey), tenant);
-  server = createServer(testApp.app);
+  server = createServer((req, res) => void testApp.app(req, res));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

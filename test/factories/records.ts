@@ -11,7 +11,7 @@ import type { Api } from '../helpers/app.js';
 type Tenant = { slug: string };
 type Body = Record<string, unknown>;
 
-export const uid = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`;
+const uid = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').toUpperCase()}`;
 
 export function carrierBody(tenant: Tenant, overrides: Body = {}): Body {
   const id = uid('C');
@@ -125,7 +125,7 @@ export const fullBodies = {
     }),
   loadLeg: (tenant: Tenant, load: Body, carrier: Body, overrides: Body = {}): Body =>
     loadLegBody(tenant, load, {
-      native_system_load_unique_key: `K-${load.native_system_load_id}`,
+      native_system_load_unique_key: `K-${String(load.native_system_load_id)}`,
       company_permalink: tenant.slug,
       native_system_carrier_permalink: carrier.native_system_carrier_permalink,
       driver_name: 'Sam Driver',

@@ -41,6 +41,8 @@ export interface TestAppOptions {
   logStream?: DestinationStream;
   /** How slowed 401s wait (failed-key throttling tests record the delays). */
   sleep?: (ms: number) => Promise<void>;
+  /** How long API-key lookups are cached (default 0: every request reads the key; the cache's own tests set it). */
+  authCacheTtlMs?: number;
 }
 
 /** Unique slug per call, so tests never collide, even on a shared PostgreSQL database. */
@@ -51,7 +53,7 @@ export const uniqueSlug = (prefix = 't') => `${prefix}${randomBytes(4).toString(
  * never to interfere, and no overload shedding (a loaded CI machine lags). The limits' own tests
  * (test/integration/limits/) set the values they exercise through `env`.
  */
-export const relaxedLimits: Record<string, string> = {
+const relaxedLimits: Record<string, string> = {
   RATE_LIMIT_RECORDS_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '10000000',
   RATE_LIMIT_QUERIES_PER_SECOND: '1000000',
@@ -67,7 +69,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = createLogger(config.log.level, options.logStream);
   const clock = createTestClock();
   const recorder = createIngestRecorder({ db: database.db, clock, logger, flushIntervalMs: 0 });
-  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: 0, sleep: options.sleep });
+  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: options.authCacheTtlMs ?? 0, sleep: options.sleep });
   return {
     app,
     database,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestApp } from './app.js';
 
 export async function listen(testApp: TestApp): Promise<{ base: string; close(): Promise<void> }> {
-  const server = createServer(testApp.app);
+  const server = createServer((req, res) => void testApp.app(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

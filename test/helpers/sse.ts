@@ -39,7 +39,7 @@ export async function subscribeSse(base: string, apiKey: string, query: string, 
   let buffer = '';
   let endedResolve!: () => void;
   const ended = new Promise<void>((resolve) => (endedResolve = resolve));
-  (async () => {
+  void (async () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     try {

@@ -30,7 +30,7 @@ export const injectionPayloads = [
 const oddStrings = ['\u0000', 'a\u0000b', '\uD800', '\uDFFF', 'x\uDBFFy', '\uFEFF', '\u202E', '\uFFFF', '😀', 'e\u0301', '\u00A0', '\t\n\r', ''] as const;
 
 /** Keys that attack JavaScript objects. */
-export const pollutionKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'] as const;
+const pollutionKeys = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__'] as const;
 
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...injectionPayloads) },
@@ -83,7 +83,7 @@ export const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(
 })).value;
 
 /** `depth` levels of nesting around a value (the service allows 64). */
-export const nested = (depth: number, value: unknown): unknown => {
+const nested = (depth: number, value: unknown): unknown => {
   let v = value;
   for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { a: v };
   return v;

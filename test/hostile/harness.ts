@@ -54,7 +54,7 @@ export async function snapshot(testApp: TestApp, tenantId: string): Promise<unkn
 }
 
 /** Which of `permalinks` are stored as a record of the tenant. */
-export async function storedPermalinks(testApp: TestApp, tenantId: string, permalinks: string[]): Promise<string[]> {
+async function storedPermalinks(testApp: TestApp, tenantId: string, permalinks: string[]): Promise<string[]> {
   if (!permalinks.length) return [];
   const union = tables.map((table) => `SELECT permalink FROM ${table} WHERE tenant_id = $1 AND permalink = ANY($2::text[])`).join(' UNION ');
   const rows = await testApp.database.db.sql.query<{ permalink: string }>(union, [tenantId, permalinks]);
@@ -62,7 +62,7 @@ export async function storedPermalinks(testApp: TestApp, tenantId: string, perma
 }
 
 /** String values under permalink-named keys (`*_permalink`, `*Permalink`; not the company's), anywhere in a value. */
-export function permalinksIn(value: unknown, out: string[] = []): string[] {
+function permalinksIn(value: unknown, out: string[] = []): string[] {
   if (Array.isArray(value)) for (const v of value) permalinksIn(v, out);
   else if (value && typeof value === 'object') {
     for (const [key, v] of Object.entries(value)) {

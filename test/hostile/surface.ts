@@ -150,7 +150,7 @@ export function restCase(op: RestOperation, ctx: SchemaContext, keys: { tenant: 
       for (const [name, val] of fixed) if (val !== undefined) params.append(name, val);
       for (const [name, val] of extra) params.append(name, val);
       const qs = params.toString();
-      const headers: Record<string, string> = { ...h } as Record<string, string>;
+      const headers: Record<string, string> = { ...h };
       // A Content-Length that lies (beyond the body limit, or not the body's size).
       if (lie === 30) headers['content-length'] = '99999999999';
       else if (lie === 29) headers['content-length'] = '1';
@@ -217,7 +217,7 @@ const namedOf = (t: TypeRef): TypeRef => (t.ofType ? namedOf(t.ofType) : t);
 const isRequired = (t: TypeRef) => t.kind === 'NON_NULL';
 
 /** A value for a GraphQL input type: mostly valid in type, hostile in content, sometimes of the wrong type. */
-export function graphqlValue(surface: GraphQLSurface, t: TypeRef, ctx: SchemaContext, field: string, depth = 0): fc.Arbitrary<unknown> {
+function graphqlValue(surface: GraphQLSurface, t: TypeRef, ctx: SchemaContext, field: string, depth = 0): fc.Arbitrary<unknown> {
   const wrong = { weight: 1, arbitrary: hostileJson };
   if (t.kind === 'NON_NULL')
     return fc.oneof({ weight: 20, arbitrary: graphqlValue(surface, t.ofType!, ctx, field, depth) }, { weight: 1, arbitrary: fc.constant(null) });
@@ -251,7 +251,7 @@ export function graphqlValue(surface: GraphQLSurface, t: TypeRef, ctx: SchemaCon
 }
 
 /** A selection of the type's scalar fields, two object levels deep (fields with required arguments left out). */
-export function selection(surface: GraphQLSurface, t: TypeRef, depth = 0): string {
+function selection(surface: GraphQLSurface, t: TypeRef, depth = 0): string {
   const type = surface.types.get(namedOf(t).name!)!;
   if (type.kind !== 'OBJECT') return '';
   const parts = ['__typename'];
@@ -304,6 +304,6 @@ export function graphqlCase(
     const defs = used.map(([a]) => `$${a.name}: ${typeString(a.type)}`).join(', ');
     const call = used.map(([a]) => `${a.name}: $${a.name}`).join(', ');
     const query = `${kind} Fuzz${defs ? `(${defs})` : ''} { ${field.name}${call ? `(${call})` : ''} ${sel} }`;
-    return { query, variables: Object.fromEntries(used.map(([a, , v]) => [a.name, v])), headers: { ...h } as Record<string, string> };
+    return { query, variables: Object.fromEntries(used.map(([a, , v]) => [a.name, v])), headers: { ...h } };
   });
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { buildUpsertStatement } from '../../src/db/upsert-statement.js';
 import { ingestSourceOf } from '../../src/domain/ingest-health/events.js';
 import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
@@ -178,5 +178,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '99999', DATABASE_URL: 'mysql://x', ADMIN_API_KEY: 'short' })).toThrow(
       /PORT[\s\S]*DATABASE_URL[\s\S]*ADMIN_API_KEY|DATABASE_URL[\s\S]*PORT/,
     );
+  });
+
+  test('an invalid configuration throws a ConfigError (main.ts and the tenant CLI recognise it by class)', () => {
+    expect(() => loadConfig({ PORT: 'x' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'x' })).toThrow(expect.objectContaining({ name: 'ConfigError' }));
   });
 });

@@ -3,7 +3,7 @@ import { permalinkField, text } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** CarrierUpsert (api-contract.md B). Unknown keys pass through and are kept in `extra`. */
-export const CarrierUpsert = z
+const CarrierUpsert = z
   .looseObject({
     native_system_carrier_permalink: permalinkField('Unique key of the carrier, `<carrier id>-<company_permalink>`.'),
     native_system_carrier_id: text(100, 'required', 'The TMS id of the carrier.'),

@@ -55,7 +55,7 @@ const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
 });
 
 const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').implement({
-  description: 'Ingestion requests by outcome over a time window (one record per request).',
+  description: 'Ingested records by outcome over a time window (a bulk request counts each of its records).',
   fields: (t) => ({
     processed: t.exposeInt('processed', { nullable: false, description: 'Records written (created or changed).' }),
     skipped: t.exposeInt('skipped', { nullable: false, description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),

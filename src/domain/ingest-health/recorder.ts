@@ -35,7 +35,7 @@ export const countRetentionMs = 24 * 3_600_000 + bucketMs;
 export const bucketOf = (at: Date) => new Date(Math.floor(at.getTime() / bucketMs) * bucketMs);
 
 /** NUL and lone surrogates: what a PostgreSQL text column cannot hold. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching NUL is the point (PostgreSQL text cannot hold it).
+// eslint-disable-next-line no-control-regex -- matching NUL is the point (PostgreSQL text cannot hold it).
 const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**

@@ -13,8 +13,7 @@ import { recordKinds, type RecordKind } from '../registry.js';
 import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
 
-export const healthStates = ['HEALTHY', 'DEGRADED', 'STALE', 'NO_TRAFFIC'] as const;
-export type HealthState = (typeof healthStates)[number];
+export type HealthState = 'HEALTHY' | 'DEGRADED' | 'STALE' | 'NO_TRAFFIC';
 
 export type OutcomeCounts = Record<IngestOutcome, number>;
 
@@ -133,15 +132,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
        GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
       [tenantId, unmappedStatusLimit],
     ),
-    db.sql.query<{
-      code: string;
-      message: string;
-      field: string | null;
-      permalink: string | null;
-      source: IngestSourceName;
-      kind: RecordKind;
-      received_at: Date;
-    }>(
+    db.sql.query<Omit<RecentRejection, 'at'> & { received_at: Date }>(
       `SELECT code, message, field, permalink, source, kind, received_at FROM ingest_rejections
        WHERE tenant_id = $1 ORDER BY received_at DESC, id LIMIT $2`,
       [tenantId, rejectionSampleSize],

@@ -3,7 +3,7 @@ import { permalinkField, position, text } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** LoadLegUpsert (integration-spec.md "Load leg", api-contract.md "LoadLegUpsert additions"). */
-export const LoadLegUpsert = z
+const LoadLegUpsert = z
   .looseObject({
     native_system_load_leg_permalink: permalinkField('Unique key of the leg, `<leg id>-<company_permalink>`. Identifies the leg on every upsert.'),
     native_system_load_leg_id: text(100, 'required', 'The TMS id of the leg (route / movement).'),

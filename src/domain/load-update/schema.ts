@@ -28,7 +28,7 @@ const fields = z.looseObject({
 });
 
 /** LoadUpdateCreate (api-contract.md B): append-only. */
-export const LoadUpdateCreate = fields
+const LoadUpdateCreate = fields
   .superRefine(
     (update, ctx) => {
       if (update.update_type !== 'gps_ping') return;

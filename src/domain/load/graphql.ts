@@ -163,7 +163,9 @@ builder.mutationField('editLoad', (t) =>
       const tenant = writableTenantOf(ctx);
       const { db } = ctx.services;
       const id = await editLoad({ db, tenant, permalink, patch: LoadPatchInput.toBody(patch as Record<string, unknown>), now: ctx.now }).catch(
-        (error: unknown) => Promise.reject(LoadPatchInput.renameFields(error)),
+        (error: unknown) => {
+          throw LoadPatchInput.renameFields(error);
+        },
       );
       return db.prisma.load.findUniqueOrThrow({ ...query, where: { id } });
     },

@@ -134,7 +134,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
     const syncRunTime = honoursSyncRunTime ? (options.syncRunTime ?? null) : null;
     const requestIssues = options.requestIssues ?? [];
-    const results: (RecordResult | undefined)[] = new Array(records.length);
+    const results = new Array<RecordResult | undefined>(records.length);
     const pending: Pending[] = [];
     const seen = new Map<string, number>();
     records.forEach((input, index) => {

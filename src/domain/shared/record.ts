@@ -37,7 +37,7 @@ export interface GraphqlNames {
 type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
 
 /** Any zod object body (the declared shape is checked by `defineRecord`). */
-// biome-ignore lint/suspicious/noExplicitAny: zod objects are invariant in their shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- zod objects are invariant in their shape.
 type AnyBody = z.ZodObject<any, any>;
 
 export interface RecordSpec<Kind extends string = string> {

@@ -41,7 +41,7 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, 
 }
 
 /** The permalink fields of a spec: its own, its parents' and any other `*_permalink` field but the tenant slug. */
-export function permalinkFields(spec: RecordSpec): string[] {
+function permalinkFields(spec: RecordSpec): string[] {
   const shape = (spec.body as unknown as z.ZodObject).shape;
   return Object.keys(shape).filter((f) => f.endsWith('_permalink') && f !== 'company_permalink');
 }

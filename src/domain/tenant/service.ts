@@ -12,7 +12,7 @@ import type { TenantRef } from '../shared/tenant-ref.js';
 /** Slugs are the suffix of every permalink: lowercase letters, digits and inner hyphens. */
 export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;
 
-export const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
+const hashApiKey = (apiKey: string) => createHash('sha256').update(apiKey).digest('hex');
 
 function newApiKey() {
   const apiKey = `tms_${randomBytes(32).toString('base64url')}`;

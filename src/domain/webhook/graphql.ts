@@ -65,7 +65,7 @@ builder.prismaObject('WebhookDelivery', {
       resolve: (d) => String(d.eventSeq),
     }),
     loadPermalink: t.exposeString('loadPermalink', { nullable: true, description: 'The load the event concerns (null for tenant-wide events).' }),
-    payload: t.field({ type: 'JSON', description: 'The body sent: `{type, timestamp, data}`.', resolve: (d) => JSON.parse(d.body) }),
+    payload: t.field({ type: 'JSON', description: 'The body sent: `{type, timestamp, data}`.', resolve: (d) => JSON.parse(d.body) as unknown }),
     state: t.expose('state', { type: WebhookDeliveryStateEnum, description: 'Where the delivery stands.' }),
     attemptCount: t.exposeInt('attemptCount', { description: `Attempts made so far (at most ${maxAttempts}).` }),
     nextAttemptAt: t.field({
@@ -156,8 +156,7 @@ const WebhookEndpointPatchType = builder.inputType('WebhookEndpointPatch', {
   }),
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: Pothos' argument builder type is generic over the schema; only `id` is used.
-const idArg = (t: { arg: { id: (o: { required: true; description: string }) => any } }, description = 'Id of the endpoint.') =>
+const idArg = <Arg>(t: { arg: { id: (o: { required: true; description: string }) => Arg } }, description = 'Id of the endpoint.'): Arg =>
   t.arg.id({ required: true, description });
 
 builder.queryFields((t) => ({

@@ -5,7 +5,7 @@
  * for that very connection (so a name re-pointed to 127.0.0.1 after saving is refused too).
  * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` turns the guard off (development and tests).
  */
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookupAsync } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -49,12 +49,12 @@ export async function refusalOf(url: URL): Promise<string | null> {
  * not public. IP-literal hosts never reach a lookup: check them with `refusalOf` first.
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', undefined);
-    const list = addresses as LookupAddress[];
+    const list = addresses;
     const bad = list.find((a) => !isPublicAddress(a.address));
-    if (bad) return callback(refused(hostname, bad.address) as NodeJS.ErrnoException, '', undefined);
-    if ((options as LookupOptions).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    if (bad) return callback(refused(hostname, bad.address), '', undefined);
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
     const [first] = list;
     if (!first) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', undefined);
     callback(null, first.address, first.family);

@@ -12,7 +12,7 @@ const prefix = 'whsec_';
 export const newWebhookSecret = () => `${prefix}${randomBytes(32).toString('base64')}`;
 
 /** The `v1,<signature>` of one message under one secret. */
-export function signatureOf(secret: string, messageId: string, timestampSeconds: number, body: string): string {
+function signatureOf(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const key = Buffer.from(secret.startsWith(prefix) ? secret.slice(prefix.length) : secret, 'base64');
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64')}`;
 }

@@ -250,3 +250,13 @@ describe('tenant CLI while the embedded database is in use', { timeout: 120_000 
     }
   });
 });
+
+describe('tenant CLI with an invalid configuration', { timeout: 120_000 }, () => {
+  test('prints the ConfigError as plain lines (no stack) and exits 1', async () => {
+    const res = await runTenantCli(['list'], { PORT: 'not-a-port', DATABASE_URL: 'mysql://nowhere' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('Invalid configuration');
+    expect(res.stderr).toContain('DATABASE_URL');
+    expect(res.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+});

@@ -33,8 +33,7 @@ describe('demo seed', { timeout: 180_000 }, () => {
     expect(res.body.errors).toBeUndefined();
     const data = res.body.data;
 
-    expect(data.statusMappings.map((m: { status: string; phase: string }) => [m.status, m.phase]).sort())
-      .toEqual(demoStatuses.map(([s, p]) => [s, p]).sort());
+    expect(data.statusMappings.map((m: { status: string; phase: string }) => [m.status, m.phase]).sort()).toEqual(demoStatuses.map(([s, p]) => [s, p]).sort());
 
     expect(data.carriers.totalCount).toBe(3);
     const carrierPermalinks = new Set(data.carriers.edges.map((e: any) => e.node.permalink));

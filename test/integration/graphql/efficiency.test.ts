@@ -58,34 +58,38 @@ describe('query efficiency', () => {
     expect(many.statements.length).toBeLessThanOrEqual(12);
   });
 
-  test('the dashboard board (activity fields, ACTIVITY_DESC, activity, carrier and city filters) costs the same statements for 5 loads as for 25', {
-    timeout: 120_000,
-  }, async ({ testApp }) => {
-    // (seeding 30 load trees over HTTP takes a while on a busy machine)
-    const small = await testApp.createTenant();
-    const large = await testApp.createTenant();
-    await seedLoads(apiFor(testApp, small.apiKey), small, 5);
-    await seedLoads(apiFor(testApp, large.apiKey), large, 25);
-    const board = /* GraphQL */ `{
+  test(
+    'the dashboard board (activity fields, ACTIVITY_DESC, activity, carrier and city filters) costs the same statements for 5 loads as for 25',
+    {
+      timeout: 120_000,
+    },
+    async ({ testApp }) => {
+      // (seeding 30 load trees over HTTP takes a while on a busy machine)
+      const small = await testApp.createTenant();
+      const large = await testApp.createTenant();
+      await seedLoads(apiFor(testApp, small.apiKey), small, 5);
+      await seedLoads(apiFor(testApp, large.apiKey), large, 25);
+      const board = /* GraphQL */ `{
       loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "2000-01-01T00:00:00Z", city: "chicago" }) {
         totalCount
         edges { node { ${loadTreeFields} lastActivityAt lastUpdate { occurredAt message } lastLocation { latitude longitude } nextStop { permalink city } } }
       }
     }`;
-    const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), board);
-    const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), board);
-    expect(few.data.loads.edges).toHaveLength(5);
-    expect(many.data.loads.edges).toHaveLength(25);
-    expect(many.data.loads.edges[24].node.nextStop).not.toBeNull();
-    expect(many.data.loads.edges[24].node.lastUpdate).not.toBeNull();
-    expect(many.statements.length).toBe(few.statements.length);
-    expect(many.statements.length).toBeLessThanOrEqual(16);
-    // The carrier filter adds no statement either.
-    const carrier = many.data.loads.edges[0].node.legs[0].carrier.permalink;
-    const byCarrier = await statementsOf(testApp, apiFor(testApp, large.apiKey), board.replace('city: "chicago"', `carrier: "${carrier}"`));
-    expect(byCarrier.data.loads.totalCount).toBe(25);
-    expect(byCarrier.statements.length).toBe(many.statements.length);
-  });
+      const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), board);
+      const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), board);
+      expect(few.data.loads.edges).toHaveLength(5);
+      expect(many.data.loads.edges).toHaveLength(25);
+      expect(many.data.loads.edges[24].node.nextStop).not.toBeNull();
+      expect(many.data.loads.edges[24].node.lastUpdate).not.toBeNull();
+      expect(many.statements.length).toBe(few.statements.length);
+      expect(many.statements.length).toBeLessThanOrEqual(16);
+      // The carrier filter adds no statement either.
+      const carrier = many.data.loads.edges[0].node.legs[0].carrier.permalink;
+      const byCarrier = await statementsOf(testApp, apiFor(testApp, large.apiKey), board.replace('city: "chicago"', `carrier: "${carrier}"`));
+      expect(byCarrier.data.loads.totalCount).toBe(25);
+      expect(byCarrier.statements.length).toBe(many.statements.length);
+    },
+  );
 
   test('updates(first: n) has the database read at most n updates per load, not all of them', async ({ api, tenant, testApp }) => {
     const load = await seed(api, routes.load, loadBody(tenant));

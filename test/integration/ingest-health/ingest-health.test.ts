@@ -216,7 +216,13 @@ describe('ingestHealth', () => {
     const { query, health, source, counts } = res.body.data;
     expect(query.fields.find((f: { name: string }) => f.name === 'ingestHealth').type).toEqual({ kind: 'NON_NULL', ofType: { name: 'IngestHealth' } });
     const kinds = (type: { fields: { name: string; type: { kind: string } }[] }) => Object.fromEntries(type.fields.map((f) => [f.name, f.type.kind]));
-    expect(kinds(health)).toEqual({ sources: 'NON_NULL', unmappedStatuses: 'NON_NULL', unmappedStatusCounts: 'NON_NULL', recentRejections: 'NON_NULL', webhookEndpoints: 'NON_NULL' });
+    expect(kinds(health)).toEqual({
+      sources: 'NON_NULL',
+      unmappedStatuses: 'NON_NULL',
+      unmappedStatusCounts: 'NON_NULL',
+      recentRejections: 'NON_NULL',
+      webhookEndpoints: 'NON_NULL',
+    });
     expect(kinds(source)).toEqual({
       source: 'NON_NULL',
       state: 'NON_NULL',

@@ -32,8 +32,8 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
     output += chunk.toString();
     for (const check of waiters) check();
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
   let exitCode: number | null | undefined;
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {

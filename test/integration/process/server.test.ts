@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
 import { openDatabase } from '../../../src/db/database.js';
@@ -106,6 +107,16 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
   });
 });
 
+describe('an invalid configuration', { timeout: 120_000 }, () => {
+  test('stops the server at start with exit 1 and the ConfigError as plain lines (no stack)', async () => {
+    const server = startServer({ PORT: 'not-a-port', DATABASE_URL: 'mysql://nowhere' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('Invalid configuration');
+    expect(server.output()).toContain('DATABASE_URL');
+    expect(server.output()).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  });
+});
+
 if (process.env.DATABASE_URL) {
   describe('first run with DATABASE_URL', { timeout: 180_000 }, () => {
     test('creates no demo tenant and prints no key', async () => {
@@ -119,6 +130,28 @@ if (process.env.DATABASE_URL) {
           await server.waitFor(/No tenants yet\. Create one[\s\S]*npm run tenant -- create <slug>[\s\S]*GraphiQL:/);
         });
         expect(await target.withDatabase(countTenants)).toBe(0);
+      } finally {
+        await target.cleanup();
+      }
+    });
+
+    test('logs an idle pooled connection the database drops, and keeps serving on a new one', async () => {
+      const target = await postgresTarget();
+      try {
+        await withServer(target.env, async (server) => {
+          const base = await server.started();
+          expect((await fetch(`${base}/readyz`)).status).toBe(200);
+          // Every other session of the database ends, the server's idle pooled connections with them.
+          const admin = new pg.Client({ connectionString: target.env.DATABASE_URL });
+          await admin.connect();
+          try {
+            await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+          } finally {
+            await admin.end();
+          }
+          await server.waitFor(/database connection lost \(the pool replaces it\)/);
+          expect((await fetch(`${base}/readyz`)).status).toBe(200);
+        });
       } finally {
         await target.cleanup();
       }

@@ -71,7 +71,7 @@ const scenarios: [string, (instances: Instances) => Promise<void>][] = [
       const load = loadBody(x.tenant);
       const legs = Array.from({ length: 20 }, (_, i) => loadLegBody(x.tenant, load, { load_leg_sequence: i + 1 }));
       const [loadResult, ...legResults] = await Promise.all([spread(x, 0)(routes.load, load), ...legs.map((leg, i) => spread(x, i + 1)(routes.loadLeg, leg))]);
-      expect(loadResult!.body.status).toBe('processed');
+      expect(loadResult.body.status).toBe('processed');
       for (const r of legResults) {
         expect([200, 422], JSON.stringify(r.body)).toContain(r.status);
         if (r.status === 422) expect(r.body.error.code).toBe('parent_not_found');

@@ -171,7 +171,7 @@ describe('bulk writes racing single upserts', () => {
     );
     const singles = bodies.map((b) => api.post(`${routes.load}?sync_run_time=2026-03-01T11:00:00Z`, { ...b, bol_number: 'SINGLE' }));
     const [batchResult, ...singleResults] = await Promise.all([batch, ...singles]);
-    expect(batchResult!.status).toBe(200);
+    expect(batchResult.status).toBe(200);
     expect(singleResults.every((r) => r.status === 200 && r.body.status === 'processed')).toBe(true);
     const stored = await testApp.database.db.prisma.load.findMany({ where: { tenantId: tenant.id } });
     expect(stored).toHaveLength(40);

@@ -53,7 +53,7 @@ describe('concurrent ingestion', () => {
       loadLegBody(tenant, load, { load_leg_sequence: i + 1, native_system_carrier_permalink: carrier.native_system_carrier_permalink }),
     );
     const [loadResult, ...legResults] = await Promise.all([api.post(routes.load, load), ...legs.map((leg) => api.post(routes.loadLeg, leg))]);
-    expect(loadResult!.body.status).toBe('processed');
+    expect(loadResult.body.status).toBe('processed');
     for (const r of legResults) {
       expect([200, 422], JSON.stringify(r.body)).toContain(r.status);
       if (r.status === 422) expect(r.body.error.code).toBe('parent_not_found');

@@ -35,7 +35,7 @@ export function expectProcessed(res: ApiResponse) {
 }
 
 /** A `<id>-<slug>` permalink exactly `length` characters long. */
-export const permalinkOfLength = (length: number, slug: string) => `${'P'.repeat(length - slug.length - 1)}-${slug}`;
+const permalinkOfLength = (length: number, slug: string) => `${'P'.repeat(length - slug.length - 1)}-${slug}`;
 
 const wrongType = (field: ContractField) => (field.type === 'integer' || field.type === 'number' ? '1' : 12345);
 

@@ -39,7 +39,7 @@ describe('POST /api/v1/loadlegs/upsert: parents', () => {
   test('a null load permalink is built from native_system_load_id as <id>-<slug>', async ({ api, tenant, testApp }) => {
     const body = await validBody(api, tenant);
     expectProcessed(await api.post(routes.loadLeg, { ...body, native_system_load_permalink: null }));
-    expect((await storedLeg(testApp, body)).load.permalink).toBe(`${body.native_system_load_id}-${tenant.slug}`);
+    expect((await storedLeg(testApp, body)).load.permalink).toBe(`${String(body.native_system_load_id)}-${tenant.slug}`);
   });
 
   test('a null load permalink with a null or unknown load id answers 422 parent_not_found', async ({ api, tenant, testApp }) => {

@@ -4,33 +4,23 @@
  * GraphQL helpers. Tests drive the app's own worker with `drain()` and walk the retry schedule with
  * the test clock: nothing sleeps.
  */
-import { test as base } from 'vitest';
-import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
+import type { Api } from '../../helpers/app.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
+import { testWith } from '../../fixtures.js';
 
 export const webhookEnv = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_MS: '15000' };
 
-export const test = base
-  .extend('testApp', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const testApp = await createTestApp({ env: webhookEnv });
-    onCleanup(() => testApp.close());
-    return testApp;
-  })
-  .extend('tenant', async ({ testApp }) => testApp.createTenant())
-  .extend('otherTenant', async ({ testApp }) => testApp.createTenant())
-  .extend('api', async ({ testApp, tenant }) => apiFor(testApp, tenant.apiKey))
-  .extend('otherApi', async ({ testApp, otherTenant }) => apiFor(testApp, otherTenant.apiKey))
-  .extend('receiver', async ({ testApp }, { onCleanup }) => {
-    testApp.clock.reset();
-    const receiver = await startReceiver();
-    onCleanup(() => receiver.close());
-    return receiver;
-  });
+export const test = testWith({ env: webhookEnv }).extend('receiver', async ({ testApp }, { onCleanup }) => {
+  testApp.clock.reset();
+  const receiver = await startReceiver();
+  onCleanup(() => receiver.close());
+  return receiver;
+});
 
 export { describe, expect } from 'vitest';
 
 export const endpointFields = `id url description eventTypes enabled disabledAt disabledReason failingSince previousSecretExpiresAt createdAt updatedAt`;
-export const deliveryFields = `id webhookId eventType eventCursor loadPermalink payload state attemptCount nextAttemptAt replay createdAt completedAt
+const deliveryFields = `id webhookId eventType eventCursor loadPermalink payload state attemptCount nextAttemptAt replay createdAt completedAt
   attempts { attemptedAt httpStatus error durationMs }`;
 
 /** Creates an endpoint over GraphQL; returns its id and secret (throws on errors). */
