@@ -42,7 +42,9 @@ const all: [string, LoadFilter, LoadOrder | undefined][] = [
 const cases = only ? all.filter((c) => c[0].startsWith(only)) : all;
 for (const [label, filter, order] of cases) {
   for (const kind of ['page', 'count']) {
-    const [text, params] = await sqlOf((sql) => (kind === 'page' ? readLoadPage(sql, tenant, { take: 51, skip: 0, include }, filter, order) : countLoads(sql, tenant, filter)));
+    const [text, params] = await sqlOf((sql) =>
+      kind === 'page' ? readLoadPage(sql, tenant, { take: 51, skip: 0, include }, filter, order) : countLoads(sql, tenant, filter),
+    );
     const times: number[] = [];
     let plan = '';
     for (let i = 0; i < 3; i++) {

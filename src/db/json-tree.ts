@@ -33,7 +33,7 @@ interface Field {
 
 const models = (getDatamodel() as unknown as { datamodel: { models: Record<string, { fields: Field[] }> } }).datamodel.models;
 
-export const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** How one model's JSON row turns into Prisma's value: DateTime columns arrive as epoch milliseconds. */
@@ -60,7 +60,7 @@ function scalarSql(alias: string, field: Field): string {
 const unsupported = new Error('unsupported tree');
 
 /** `ORDER BY` entries of an orderBy argument (scalar fields only), on the JSON row's keys. */
-export function orderSql(model: string, orderBy: unknown, alias: string, needed: Set<string>, byField = false): string[] {
+function orderSql(model: string, orderBy: unknown, alias: string, needed: Set<string>, byField = false): string[] {
   const entries = Array.isArray(orderBy) ? orderBy : orderBy === undefined ? [] : [orderBy];
   return entries.map((entry) => {
     if (!isObject(entry) || Object.keys(entry).length !== 1) throw unsupported;
@@ -202,7 +202,7 @@ export function compileTree(
   extra: readonly string[] = [],
 ): { list: string; decode: Decoder } | null {
   try {
-    return selectList(model, alias, args as Args, { tenantParam, aliases: 0 }, new Set(extra));
+    return selectList(model, alias, args, { tenantParam, aliases: 0 }, new Set(extra));
   } catch (error) {
     if (error === unsupported) return null;
     throw error;

@@ -59,7 +59,7 @@ interface RecordError {
 }
 
 const BulkRecordError = builder.objectRef<RecordError>('BulkRecordError').implement({
-  description: "Why one record of a bulk mutation was rejected: the error the single mutation would have raised, as REST's `{\"error\": …}` result.",
+  description: 'Why one record of a bulk mutation was rejected: the error the single mutation would have raised, as REST\'s `{"error": …}` result.',
   fields: (t) => ({
     code: t.exposeString('code', { description: 'The contract error code (`validation_failed`, `parent_not_found`, `tenant_mismatch`, …).' }),
     message: t.exposeString('message', { description: 'Human-readable reason.' }),
@@ -202,13 +202,11 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
         });
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
         const results = await ingestion.ingest(scope, bodies, { syncRunTime, rejected });
-        return results.map(
-          (result, index): BulkRecord => ({
-            index,
-            permalink: String(inputs[index]![permalinkInput]),
-            result: result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError },
-          }),
-        );
+        return results.map((result, index): BulkRecord => ({
+          index,
+          permalink: String(inputs[index]![permalinkInput]),
+          result: result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError },
+        }));
       },
     }),
   );

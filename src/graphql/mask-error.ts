@@ -27,7 +27,10 @@ function contractErrorOf(error: unknown): AppError | null {
   const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
   // Yoga's body limit (`maxRequestBodySize`) speaks its own code: the contract's is payload_too_large.
   if (located.extensions?.code === 'REQUEST_ENTITY_TOO_LARGE') {
-    return new AppError('payload_too_large', `The request body is larger than ${maxGraphqlBodyBytes} bytes (5 MiB); send at most 1,000 records per bulk mutation.`);
+    return new AppError(
+      'payload_too_large',
+      `The request body is larger than ${maxGraphqlBodyBytes} bytes (5 MiB); send at most 1,000 records per bulk mutation.`,
+    );
   }
   const thrown = located.originalError ?? error;
   const original = thrown instanceof PothosValidationError ? fromPothos(thrown) : thrown;
@@ -48,7 +51,11 @@ export const maskError: MaskError = (error, message, isDev) => {
       nodes: located.nodes,
       path: located.path,
       // An error of the HTTP request itself (a 413) keeps its status.
-      extensions: { code: appError.code, ...(appError.details ? { details: appError.details } : {}), ...(located.extensions?.http ? { http: located.extensions.http } : {}) },
+      extensions: {
+        code: appError.code,
+        ...(appError.details ? { details: appError.details } : {}),
+        ...(located.extensions?.http ? { http: located.extensions.http } : {}),
+      },
     });
   }
   return yogaMaskError(error, message, isDev);

@@ -56,7 +56,7 @@ export function useLimits(limits: Limits, clientAddressHeader: string | null): P
         // The admin key cannot write (mutations answer forbidden), so only tenants are charged.
         if (ctx.actor.kind !== 'tenant' || !tenant) return;
         const fields = operation.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD && !s.name.value.startsWith('__'));
-        const records = fields.reduce((sum, field) => sum + recordsOf(field, args.variableValues), 0);
+        const records = fields.reduce((sum, field) => sum + recordsOf(field, args.variableValues as Record<string, unknown> | undefined), 0);
         charge = await limits.chargeRecords(tenant, Math.max(1, records));
       } else if (operation.operation === OperationTypeNode.QUERY) {
         const key = ctx.actor.kind === 'admin' ? 'admin' : tenant!.id;

@@ -29,7 +29,13 @@ function parsePrismaSchema(text: string) {
   const models = new Map<string, { name: string; fields: PrismaField[] }>();
   const enums = new Map<string, string[]>();
   for (const [, name, body] of text.matchAll(/^enum (\w+) \{\n([\s\S]*?)\n\}/gm)) {
-    enums.set(name!, body!.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('//')));
+    enums.set(
+      name!,
+      body!
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith('//')),
+    );
   }
   for (const [, name, body] of text.matchAll(/^model (\w+) \{\n([\s\S]*?)\n\}/gm)) {
     const fields: PrismaField[] = [];

@@ -10,8 +10,16 @@ describe('compileTree', () => {
       'l',
       {
         include: {
-          legs: { orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }], include: { load: true, carrier: true, stops: { where: { departedAt: null }, take: 1 } } },
-          updates: { take: 1, where: { latitude: { not: null } }, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }], select: { latitude: true } },
+          legs: {
+            orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }],
+            include: { load: true, carrier: true, stops: { where: { departedAt: null }, take: 1 } },
+          },
+          updates: {
+            take: 1,
+            where: { latitude: { not: null } },
+            orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { id: 'desc' }],
+            select: { latitude: true },
+          },
           phaseChanges: { orderBy: [{ changedAt: 'asc' }] },
         },
       },

@@ -40,13 +40,7 @@ export function meaningOf(schema: z.ZodType): string {
  * Presence follows importance: a `required` field must be present (null allowed unless the field is
  * non-nullable); `recommended` and `optional` fields may be left out.
  */
-function presence<T extends z.ZodType>(
-  schema: T,
-  importance: Importance,
-  description: string,
-  more: Record<string, unknown> = {},
-  requestRule = '',
-) {
+function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string, more: Record<string, unknown> = {}, requestRule = '') {
   const nullable = schema.nullable();
   const field = (importance === 'required' ? nullable : nullable.optional()).meta({
     ...meta(importance, requestRule ? `${description} ${requestRule}` : description),

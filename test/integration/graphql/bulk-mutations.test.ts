@@ -122,44 +122,52 @@ describe('GraphQL bulk mutations', () => {
     ]);
   });
 
-  test.for(kinds)('%s: new, invalid, unknown fields, repeated permalinks; answers equal the REST bulk route’s for the same records', async (kind, { api, tenant }) => {
-    const make = await bodiesOf(api, tenant, kind);
-    const spec = specs[kind];
-    const first = make();
-    const twice = make();
-    const invalid = make({ [spec.permalinkField]: 'no-tenant-suffix' });
-    const withExtra = make({ custom_x: 1 });
-    const records = [first, twice, invalid, twice, withExtra];
-    const permalinks = records.map((r) => String(r[spec.permalinkField]));
+  test.for(kinds)(
+    '%s: new, invalid, unknown fields, repeated permalinks; answers equal the REST bulk route’s for the same records',
+    async (kind, { api, tenant }) => {
+      const make = await bodiesOf(api, tenant, kind);
+      const spec = specs[kind];
+      const first = make();
+      const twice = make();
+      const invalid = make({ [spec.permalinkField]: 'no-tenant-suffix' });
+      const withExtra = make({ custom_x: 1 });
+      const records = [first, twice, invalid, twice, withExtra];
+      const permalinks = records.map((r) => String(r[spec.permalinkField]));
 
-    const created = await bulk(api, kind, records);
-    const append = spec.freshness === 'append_only';
-    expect(created.map((r) => [r.index, r.status, r.error?.code ?? null])).toEqual([
-      [0, 'PROCESSED', null],
-      [1, 'PROCESSED', null],
-      [2, null, 'validation_failed'],
-      [3, append ? 'DUPLICATE' : 'PROCESSED', null],
-      [4, 'PROCESSED', null],
-    ]);
-    expect(created.map((r) => r.permalink)).toEqual(permalinks);
-    expect(created[0]!.message).toContain('created');
-    expect(created[2]!.error!.details).toEqual([{ field: camelCase(spec.permalinkField), issue: expect.any(String) }]);
-    expect(created[4]!.unknownFields).toEqual(['custom_x']);
+      const created = await bulk(api, kind, records);
+      const append = spec.freshness === 'append_only';
+      expect(created.map((r) => [r.index, r.status, r.error?.code ?? null])).toEqual([
+        [0, 'PROCESSED', null],
+        [1, 'PROCESSED', null],
+        [2, null, 'validation_failed'],
+        [3, append ? 'DUPLICATE' : 'PROCESSED', null],
+        [4, 'PROCESSED', null],
+      ]);
+      expect(created.map((r) => r.permalink)).toEqual(permalinks);
+      expect(created[0]!.message).toContain('created');
+      expect(created[2]!.error!.details).toEqual([{ field: camelCase(spec.permalinkField), issue: expect.any(String) }]);
+      expect(created[4]!.unknownFields).toEqual(['custom_x']);
 
-    // The same records again by REST, then by GraphQL: both see the same stored state.
-    const rest = await restBulk(api, kind, records);
-    const again = await bulk(api, kind, records);
-    expect(again).toEqual(rest.map((r, i) => asGraphql(r, i, permalinks[i]!)));
-    expect(again[0]!.status).toBe(append ? 'DUPLICATE' : 'PROCESSED');
-  });
+      // The same records again by REST, then by GraphQL: both see the same stored state.
+      const rest = await restBulk(api, kind, records);
+      const again = await bulk(api, kind, records);
+      expect(again).toEqual(rest.map((r, i) => asGraphql(r, i, permalinks[i]!)));
+      expect(again[0]!.status).toBe(append ? 'DUPLICATE' : 'PROCESSED');
+    },
+  );
 
   test('loads: updated, skipped by an older syncRunTime, later occurrence wins; the stored records show it', async ({ api, tenant, testApp }) => {
     const stored = await seed(api, `${routes.load}?sync_run_time=2026-03-01T12:00:00Z`, loadBody(tenant));
     const updated = await seed(api, `${routes.load}?sync_run_time=2026-03-01T08:00:00Z`, loadBody(tenant, { bol_number: 'OLD' }));
     const fresh = loadBody(tenant);
-    const results = await bulk(api, 'load', [{ ...stored, bol_number: 'IGNORED' }, fresh, { ...fresh, bol_number: 'SECOND' }, { ...updated, bol_number: 'NEW' }], {
-      syncRunTime: '2026-03-01T10:00:00Z',
-    });
+    const results = await bulk(
+      api,
+      'load',
+      [{ ...stored, bol_number: 'IGNORED' }, fresh, { ...fresh, bol_number: 'SECOND' }, { ...updated, bol_number: 'NEW' }],
+      {
+        syncRunTime: '2026-03-01T10:00:00Z',
+      },
+    );
     expect(results.map((r) => [r.status, r.message?.match(/created|updated|sync_run_time/)?.[0]])).toEqual([
       ['SKIPPED', 'sync_run_time'],
       ['PROCESSED', 'created'],
@@ -267,9 +275,14 @@ describe('GraphQL bulk mutations', () => {
     const load = await seed(api, routes.load, loadBody(tenant));
     const update = loadUpdateBody(tenant, load);
     await bulk(api, 'loadUpdate', [update, update], { headers: { 'service-ingest-source': 'pull' } });
-    const badSource = await gqlError(api, bulkMutation('carrier'), { inputs: [toInput(carrierBody(tenant)), toInput(carrierBody(tenant))] }, {
-      'service-ingest-source': 'carrier-pigeon',
-    });
+    const badSource = await gqlError(
+      api,
+      bulkMutation('carrier'),
+      { inputs: [toInput(carrierBody(tenant)), toInput(carrierBody(tenant))] },
+      {
+        'service-ingest-source': 'carrier-pigeon',
+      },
+    );
     expect(badSource.error.extensions?.details).toEqual([{ field: 'Service-Ingest-Source', issue: expect.any(String) }]);
 
     const health = await gqlData(

@@ -23,7 +23,11 @@ async function seedBoard(testApp: TestApp, tenant: TestTenant) {
   const carrier = await seed(api, routes.carrier, carrierBody(tenant, { email: 'dispatch@example.com' }));
   const loads = [];
   for (let i = 0; i < 3; i++) {
-    const load = await seed(api, routes.load, loadBody(tenant, { native_system_load_status: ['Booked', 'In Transit', 'Del_vered'][i], load_mode: 'FTL', extra_field: { n: i } }));
+    const load = await seed(
+      api,
+      routes.load,
+      loadBody(tenant, { native_system_load_status: ['Booked', 'In Transit', 'Del_vered'][i], load_mode: 'FTL', extra_field: { n: i } }),
+    );
     loads.push(load);
     testApp.clock.advance(1000);
     const legs = [];
@@ -42,7 +46,11 @@ async function seedBoard(testApp: TestApp, tenant: TestTenant) {
       );
     }
     for (const [n, leg] of legs.entries()) {
-      await seed(api, routes.stop, stopBody(tenant, leg, { stop_sequence: 2, stop_type: 'delivery', city: n ? 'Dallas' : 'Chicago', latitude: 41.5, longitude: -87.25 }));
+      await seed(
+        api,
+        routes.stop,
+        stopBody(tenant, leg, { stop_sequence: 2, stop_type: 'delivery', city: n ? 'Dallas' : 'Chicago', latitude: 41.5, longitude: -87.25 }),
+      );
       await seed(
         api,
         routes.stop,
@@ -112,9 +120,16 @@ describe('the loads page read in one SQL statement', { timeout: 120_000 }, () =>
           `query ($filter: LoadFilter) { loads(first: 50, orderBy: ${orderBy}, filter: $filter) { totalCount edges { node { permalink } } } }`,
           { filter: { ...filter, changedSince: filter.changedSince?.toISOString(), activitySince: filter.activitySince?.toISOString() } },
         );
-        const expected = await testApp.database.db.prisma.load.findMany({ where: loadFilterWhere(tenant.id, filter), orderBy: loadOrderBy(orderBy), select: { permalink: true } });
+        const expected = await testApp.database.db.prisma.load.findMany({
+          where: loadFilterWhere(tenant.id, filter),
+          orderBy: loadOrderBy(orderBy),
+          select: { permalink: true },
+        });
         const label = `${JSON.stringify(filter)} ${orderBy}`;
-        expect(data.loads.edges.map((edge: any) => edge.node.permalink), label).toEqual(expected.map((load) => load.permalink));
+        expect(
+          data.loads.edges.map((edge: any) => edge.node.permalink),
+          label,
+        ).toEqual(expected.map((load) => load.permalink));
         expect(data.loads.totalCount, label).toBe(expected.length);
       }
     }
