@@ -90,11 +90,26 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** PostgreSQL's deadlock_detected (40P01) and serialization_failure (40001): the transaction was rolled back whole, a retry succeeds. */
+function isTransientConflict(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (code === '40P01' || code === '40001') return true;
+    e = cause;
+  }
+  return false;
+}
+
 /** Maps anything thrown to a contract error: AppError as is, database outages to 503, else 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) {
     return new AppError('unavailable', 'The database is unreachable; retry shortly.', undefined, { 'Retry-After': '5' });
+  }
+  if (isTransientConflict(error)) {
+    return new AppError('unavailable', 'The write collided with a concurrent write and was rolled back (nothing was stored); retry.', undefined, {
+      'Retry-After': '1',
+    });
   }
   return new AppError('internal', 'An internal error occurred.');
 }

@@ -160,7 +160,10 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
-  // Rows are inserted in permalink order, so two batches over the same records lock them in one order.
+  // Rows are inserted in (first parent, permalink) order, so two batches lock what they share in one
+  // order: their own rows, and the parents a child's write touches (a leg's or an update's load moves its
+  // last_activity_at). In permalink order alone, two batches of load updates whose permalinks sort their
+  // loads differently locked those loads in opposite orders and deadlocked (found by npm run bench).
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
     FROM jsonb_to_recordset($3::jsonb) AS i(${recordset})
@@ -170,7 +173,7 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
     SELECT ${insertValues.join(', ')}
     FROM rows r
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-    ORDER BY r.permalink
+    ORDER BY ${spec.parents.length ? 'r.parent_0, ' : ''}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
     RETURNING t.permalink, (xmax = 0) AS inserted
   )

@@ -179,3 +179,27 @@ describe('bulk writes racing single upserts', () => {
     expect(stored.every((load) => load.bolNumber === 'SINGLE')).toBe(true);
   });
 });
+
+describe('bulk writes racing each other', () => {
+  // A load update moves its load's last_activity_at, so a batch locks the loads its records belong to.
+  // Two batches whose permalinks sort their loads in opposite orders locked them in opposite orders and
+  // deadlocked on PostgreSQL (PostgreSQL aborted one: a 503). Rows are now written in parent order.
+  test('two batches of load updates touching the same loads in opposite permalink orders both succeed', async ({ api, tenant, testApp }) => {
+    const loads = await Promise.all(Array.from({ length: 30 }, () => seed(api, routes.load, loadBody(tenant))));
+    const batch = (round: number, side: string, order: typeof loads) =>
+      order.map((load, i) =>
+        loadUpdateBody(tenant, load, { native_system_load_update_permalink: `R${round}-${side}-${String(i).padStart(2, '0')}-${tenant.slug}` }),
+      );
+    for (let round = 0; round < 3; round += 1) {
+      const answers = await Promise.all([
+        post(api, bulk.loadUpdate, batch(round, 'A', loads)),
+        post(api, bulk.loadUpdate, batch(round, 'B', [...loads].reverse())),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
+        expect(answer.body.results.every((r: { status: string }) => r.status === 'processed')).toBe(true);
+      }
+    }
+    expect(await testApp.database.db.prisma.loadUpdate.count({ where: { tenantId: tenant.id } })).toBe(3 * 2 * 30);
+  });
+});
