@@ -6,6 +6,7 @@
 import { useCORS } from '@whatwg-node/server';
 import { createGraphQLError, createYoga } from 'graphql-yoga';
 import { createLoadEventHub } from './domain/events/live.js';
+import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
 import { useReadiness } from './http/health.js';
 import { createMetrics } from './http/metrics.js';
@@ -36,11 +37,13 @@ export interface AppOptions {
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
   const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes] });
+  const sequencer = createEventSequencer(deps);
   const services: Services = {
     ...deps,
     recorder: metrics.countIngest(deps.recorder),
     auth: createAuthenticator(deps.db, deps.clock, { ttlMs: options.authCacheTtlMs, adminApiKey: deps.config.admin?.apiKey }),
-    events: createLoadEventHub({ db: deps.db, logger: deps.logger, maxSubscriptionsPerTenant: deps.config.events.maxSubscriptionsPerTenant }),
+    sequencer,
+    events: createLoadEventHub({ db: deps.db, sequencer, logger: deps.logger, maxSubscriptionsPerTenant: deps.config.events.maxSubscriptionsPerTenant }),
     limits: createLimits({ ...deps, registry: metrics.registry, sleep: options.sleep }),
   };
   // The webhook delivery worker of this instance: main.ts starts and stops it; tests drive it.

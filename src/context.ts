@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Database } from './db/database.js';
 import type { LoadEventHub } from './domain/events/live.js';
+import type { EventSequencer } from './domain/events/sequencer.js';
 import type { IngestRecorder } from './domain/ingest-health/events.js';
 import type { TenantRef } from './domain/shared/tenant-ref.js';
 import type { Limits } from './limits/limits.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
 /** AppDeps plus what createApp derives from them once. */
 export interface Services extends AppDeps {
   auth: Authenticator;
+  /** Numbers committed change events (after writes, before reads). */
+  sequencer: EventSequencer;
   /** Live change events for subscriptions (one database listener per app). */
   events: LoadEventHub;
   /** Rate limits, failed-key throttling and overload shedding (src/limits). */

@@ -81,6 +81,7 @@ async function main() {
   app.webhooks.start();
   const maintenance = createEventMaintenance({
     db,
+    sequencer: app.services.sequencer,
     clock: systemClock,
     logger,
     recorder,

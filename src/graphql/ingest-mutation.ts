@@ -110,7 +110,8 @@ const syncRunTimeDescription = (honoured: boolean) =>
 
 /** The use case's scope of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
 function ingestScopeOf(ctx: RequestContext): IngestScope {
-  return { db: ctx.services.db, recorder: ctx.services.recorder, tenant: writableTenantOf(ctx), source: 'unspecified', now: ctx.now };
+  const { db, sequencer, recorder } = ctx.services;
+  return { db, sequencer, recorder, tenant: writableTenantOf(ctx), source: 'unspecified', now: ctx.now };
 }
 
 /** Adds the ingestion mutation of one record kind; returns its input (the bulk mutation takes a list of it). */

@@ -23,6 +23,7 @@ function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } 
 /** The use case's scope of an authenticated ingestion request. */
 export const ingestScopeOf = (ctx: Pick<RouteContext, 'services' | 'tenant' | 'source' | 'now'>): IngestScope => ({
   db: ctx.services.db,
+  sequencer: ctx.services.sequencer,
   recorder: ctx.services.recorder,
   tenant: ctx.tenant!,
   source: ctx.source,

@@ -60,7 +60,9 @@ builder.queryField('loadEvents', (t) =>
         ]);
       }
       const cursor = parseCursor(after);
-      const events = await readLoadEvents(ctx.services.db, tenantOf(ctx).id, cursor, size + 1, checkedFilter(filter));
+      const tenantId = tenantOf(ctx).id;
+      await ctx.services.sequencer.sequence(tenantId);
+      const events = await readLoadEvents(ctx.services.db, tenantId, cursor, size + 1, checkedFilter(filter));
       const page = events.slice(0, size);
       const edges = page.map((event) => ({ cursor: cursorOf(event), node: event }));
       return {

@@ -1,23 +1,26 @@
 /**
  * Live change events for subscriptions, on every instance: one `LISTEN load_events` per process
- * (the triggers NOTIFY the tenant id at commit, from whichever instance wrote), fanned out in memory
- * to this process's subscribers of that tenant.
+ * (each sequencing pass NOTIFYs the tenant id when it has numbered new events, on whichever instance
+ * ran it), fanned out in memory to this process's subscribers of that tenant.
  *
  * A subscriber reads from the outbox after its cursor, never from the notification itself, so
  * replay and live are one loop without a gap or a duplicate at the switch: it registers for wake-ups
  * *before* its first read, so an event committed after any read wakes it, and `seq` (commit order)
- * is its position. A lost listening connection re-reads everyone once it is back.
+ * is its position. Each read first runs a sequencing pass (sequencer.ts), so events whose writer
+ * could not number them are read too. A lost listening connection re-reads everyone once it is back.
  */
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import type { LoadEvent, LoadEventFilter } from './catalog.js';
+import type { EventSequencer } from './sequencer.js';
 import { latestSeq, maxEventPage, readLoadEvents } from './service.js';
 
 export const loadEventsChannel = 'load_events';
 
 export interface LoadEventHubOptions {
   db: Database;
+  sequencer: EventSequencer;
   logger: Logger;
   /** Most open subscriptions per tenant on this instance (`EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT`). */
   maxSubscriptionsPerTenant: number;
@@ -33,7 +36,7 @@ interface Waiter {
 
 export type LoadEventHub = ReturnType<typeof createLoadEventHub>;
 
-export function createLoadEventHub({ db, logger, maxSubscriptionsPerTenant, pollIntervalMs = 30_000 }: LoadEventHubOptions) {
+export function createLoadEventHub({ db, sequencer, logger, maxSubscriptionsPerTenant, pollIntervalMs = 30_000 }: LoadEventHubOptions) {
   const waiters = new Map<string, Set<Waiter>>();
   let listening: Promise<unknown> | null = null;
 
@@ -97,6 +100,7 @@ export function createLoadEventHub({ db, logger, maxSubscriptionsPerTenant, poll
     let cursor: bigint;
     try {
       await ensureListening();
+      if (after === null) await sequencer.sequence(tenantId);
       cursor = after ?? (await latestSeq(db, tenantId));
     } catch (error) {
       release();
@@ -107,6 +111,7 @@ export function createLoadEventHub({ db, logger, maxSubscriptionsPerTenant, poll
       while (!closed) {
         while (dirty && !closed) {
           dirty = false;
+          await sequencer.sequence(tenantId);
           for (;;) {
             const events = await readLoadEvents(db, tenantId, cursor, maxEventPage, filter);
             for (const event of events) {

@@ -1,17 +1,20 @@
 /**
  * Background upkeep of the change events, run by every instance on an interval (idempotent, so
- * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events, and
- * events older than the retention are deleted.
+ * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events,
+ * every tenant's events left unnumbered are numbered (sequencer.ts), and events older than the
+ * retention are deleted.
  */
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { IngestRecorder } from '../ingest-health/events.js';
+import type { EventSequencer } from './sequencer.js';
 import { recordIngestHealthStates } from './ingest-health.js';
 import { pruneLoadEvents } from './service.js';
 
 export interface EventMaintenanceOptions {
   db: Database;
+  sequencer: Pick<EventSequencer, 'sweep'>;
   clock: Clock;
   logger: Logger;
   recorder: IngestRecorder;
@@ -21,7 +24,7 @@ export interface EventMaintenanceOptions {
   intervalMs: number;
 }
 
-export function createEventMaintenance({ db, clock, logger, recorder, retentionMs, degradedRejectionRate, intervalMs }: EventMaintenanceOptions) {
+export function createEventMaintenance({ db, sequencer, clock, logger, recorder, retentionMs, degradedRejectionRate, intervalMs }: EventMaintenanceOptions) {
   let running: Promise<void> | null = null;
 
   async function runOnce(): Promise<void> {
@@ -29,8 +32,9 @@ export function createEventMaintenance({ db, clock, logger, recorder, retentionM
     await recorder.flush();
     const now = clock.now();
     const changed = await recordIngestHealthStates({ db, now, degradedRejectionRate });
+    const numbered = await sequencer.sweep();
     const pruned = await pruneLoadEvents(db, new Date(now.getTime() - retentionMs));
-    if (changed || pruned) logger.debug({ changed, pruned }, 'event maintenance');
+    if (changed || numbered || pruned) logger.debug({ changed, numbered, pruned }, 'event maintenance');
   }
 
   const run = () => {

@@ -1,6 +1,7 @@
 /**
- * Reading the change-event outbox (`load_events`, filled by database triggers; see the migration
- * `load_events`): pages after a cursor, retention pruning, and the cursor's string form.
+ * Reading the change-event outbox (`load_events`, filled by database triggers and numbered by
+ * sequencing passes; see the migrations `load_events` and `event_sequencer`): pages after a cursor,
+ * retention pruning, and the cursor's string form. Callers run a pass (sequencer.ts) before reading.
  */
 import type { Database } from '../../db/database.js';
 import type { Prisma } from '../../db/generated/prisma/client.js';
@@ -49,7 +50,8 @@ export async function readLoadEvents(db: Database, tenantId: string, after: bigi
     take: first,
     select: { seq: true, type: true, loadPermalink: true, data: true, occurredAt: true },
   });
-  return rows;
+  // `seq > after` leaves out the events not numbered yet.
+  return rows.filter((row): row is typeof row & { seq: bigint } => row.seq !== null);
 }
 
 /** The tenant's last committed seq (0 before its first event). */

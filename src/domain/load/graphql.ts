@@ -161,12 +161,13 @@ builder.mutationField('editLoad', (t) =>
     },
     resolve: async (query, _root, { permalink, patch }, ctx) => {
       const tenant = writableTenantOf(ctx);
-      const { db } = ctx.services;
+      const { db, sequencer } = ctx.services;
       const id = await editLoad({ db, tenant, permalink, patch: LoadPatchInput.toBody(patch as Record<string, unknown>), now: ctx.now }).catch(
         (error: unknown) => {
           throw LoadPatchInput.renameFields(error);
         },
       );
+      await sequencer.committed(tenant.id);
       return db.prisma.load.findUniqueOrThrow({ ...query, where: { id } });
     },
   }),

@@ -5,6 +5,7 @@
  * JSON, GraphQL into results and errors; neither reports to ingest accounting itself.
  */
 import type { Database } from '../../db/database.js';
+import type { EventSequencer } from '../events/sequencer.js';
 import { buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
 import { AppError, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
@@ -17,6 +18,8 @@ import { createValidator, type ValidRecord } from './validate.js';
 /** Who writes, where, by which path, and when (the service clock at the start of the request). */
 export interface IngestScope {
   db: Database;
+  /** Numbers the change events of what was written, before the results are answered. */
+  sequencer: Pick<EventSequencer, 'committed'>;
   recorder: IngestRecorder;
   tenant: TenantRef;
   source: IngestSourceName;
@@ -188,6 +191,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       throw thrown;
     }
     const done = results as RecordResult[];
+    if (done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
     report(
       scope,
       records.map((input, i) => resultReport(done[i]!, input)),

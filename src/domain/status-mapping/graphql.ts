@@ -30,11 +30,21 @@ builder.mutationFields((t) => ({
       status: t.arg.string({ required: true, description: 'The TMS status text (compared trimmed and case-insensitively).' }),
       phase: t.arg({ type: PhaseEnum, required: true, description: 'The phase it means.' }),
     },
-    resolve: (_query, _root, { status, phase }, ctx) => setStatusMapping(ctx.services.db, writableTenantOf(ctx).id, status, phase, ctx.now),
+    resolve: async (_query, _root, { status, phase }, ctx) => {
+      const tenantId = writableTenantOf(ctx).id;
+      const mapping = await setStatusMapping(ctx.services.db, tenantId, status, phase, ctx.now);
+      await ctx.services.sequencer.committed(tenantId);
+      return mapping;
+    },
   }),
   removeStatusMapping: t.boolean({
     description: 'Removes the mapping of a TMS status; its loads become UNMAPPED. False when there was none.',
     args: { status: t.arg.string({ required: true, description: 'The TMS status text.' }) },
-    resolve: (_root, { status }, ctx) => removeStatusMapping(ctx.services.db, writableTenantOf(ctx).id, status, ctx.now),
+    resolve: async (_root, { status }, ctx) => {
+      const tenantId = writableTenantOf(ctx).id;
+      const removed = await removeStatusMapping(ctx.services.db, tenantId, status, ctx.now);
+      await ctx.services.sequencer.committed(tenantId);
+      return removed;
+    },
   }),
 }));

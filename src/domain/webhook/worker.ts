@@ -8,8 +8,9 @@
  *   claimable; the next waits until it succeeds or fails for good.
  * - **Retries** follow `retryScheduleMs`; after the last attempt a delivery is FAILED. An endpoint
  *   whose attempts have all failed for 5 days is disabled.
- * - **Woken by commits.** Deliveries are queued by a trigger in the writing transaction; the worker
- *   LISTENs on `load_events` (NOTIFYed at commit) and looks at once, and polls as a safety net.
+ * - **Woken by commits.** Deliveries are queued when an event is numbered (load_events_sequence, in
+ *   the same transaction); the worker LISTENs on `load_events` (NOTIFYed by that pass) and looks at
+ *   once, and polls as a safety net.
  * - **Clock.** Due times and leases use the injected clock, so tests walk the schedule without waiting.
  */
 import { randomUUID } from 'node:crypto';

@@ -18,6 +18,7 @@ const eventsQuery = /* GraphQL */ `query ($after: String, $first: Int, $filter: 
 const maintenanceOf = (testApp: TestApp, retentionMs = 7 * 86_400_000) =>
   createEventMaintenance({
     db: testApp.database.db,
+    sequencer: testApp.app.services.sequencer,
     clock: testApp.clock,
     logger: createLogger('silent'),
     recorder: testApp.app.services.recorder,

@@ -1,0 +1,82 @@
+/**
+ * Numbers committed change events: `load_events_sequence(tenant)` (migration `event_sequencer`)
+ * gives the tenant's committed, unnumbered events their `seq` in one short transaction, queues their
+ * webhook deliveries and NOTIFYs `load_events`. Writing transactions only insert their events, so
+ * they no longer queue on a per-tenant counter or on PostgreSQL's notify lock at commit.
+ *
+ * - **After each write**, the instance that wrote runs a pass for the tenant before it answers, so a
+ *   client that got its 200 finds its events in `loadEvents`, and subscribers and webhooks are woken.
+ * - **Before each read** of the stream (query, subscription), so a write from anywhere (a CLI, a
+ *   script, an instance that died between its commit and its pass) is never invisible to a reader.
+ * - **The sweep** (event maintenance, every instance) numbers every tenant's leftovers, so webhooks
+ *   of such writes go out without waiting for a reader.
+ *
+ * Passes are coalesced per tenant and instance: while one runs, callers wait for the next, which
+ * covers them all, so 64 concurrent writers of a tenant cost a handful of passes, not 64.
+ */
+import type { Database } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+
+interface Waiter {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export type EventSequencer = ReturnType<typeof createEventSequencer>;
+
+export function createEventSequencer({ db, logger }: { db: Database; logger: Logger }) {
+  /** Tenants with a pass running on this instance → callers waiting for the pass after it. */
+  const running = new Map<string, Waiter[]>();
+
+  const pass = (tenantId: string) => db.sql.query('SELECT load_events_sequence($1::uuid)', [tenantId], 'load_events_sequence');
+
+  async function drain(tenantId: string, batch: Waiter[]) {
+    for (;;) {
+      try {
+        await pass(tenantId);
+        for (const waiter of batch) waiter.resolve();
+      } catch (error) {
+        for (const waiter of batch) waiter.reject(error);
+      }
+      const next = running.get(tenantId) ?? [];
+      if (!next.length) {
+        running.delete(tenantId);
+        return;
+      }
+      batch = next;
+      running.set(tenantId, []);
+    }
+  }
+
+  /** Numbers the tenant's events committed before this call; rejects if the database fails. */
+  function sequence(tenantId: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const queued = running.get(tenantId);
+      if (queued) {
+        queued.push({ resolve, reject });
+        return;
+      }
+      running.set(tenantId, []);
+      void drain(tenantId, [{ resolve, reject }]);
+    });
+  }
+
+  return {
+    sequence,
+    /** After a write of the tenant committed: its events are numbered; a failure is only logged (the sweep retries). */
+    async committed(tenantId: string): Promise<void> {
+      await sequence(tenantId).catch((error: unknown) =>
+        logger.warn({ err: error, tenantId }, 'numbering change events failed; the next event maintenance pass numbers them'),
+      );
+    },
+    /** Numbers every tenant's leftovers; returns how many tenants had some. */
+    async sweep(): Promise<number> {
+      const tenants = await db.sql.query<{ id: string }>(
+        'SELECT t.id FROM tenants t WHERE EXISTS (SELECT 1 FROM load_events e WHERE e.tenant_id = t.id AND e.seq IS NULL)',
+        [],
+      );
+      await Promise.all(tenants.map(({ id }) => sequence(id)));
+      return tenants.length;
+    },
+  };
+}
