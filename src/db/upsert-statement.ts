@@ -96,6 +96,15 @@ export interface UpsertStatement {
   read(rows: readonly Record<string, unknown>[], count: number): RowResult[];
 }
 
+/** SQL for the permalink of the load a row of the table touches (none for tables apart from loads). */
+function loadOrder(spec: RecordTable): string[] {
+  if (spec.table === 'loads') return [];
+  const parent = spec.parents[0];
+  if (parent?.table === 'loads') return ['r.p0'];
+  if (parent?.table === 'load_legs') return ['(SELECT l.permalink FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.id = r.parent_0)'];
+  return [];
+}
+
 /**
  * Builds the set-based upsert of one table: any number of rows in one statement (the rows travel as
  * one jsonb array, unpacked by `jsonb_to_recordset`), each row atomic on its own: parent lookups,
@@ -160,10 +169,11 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
-  // Rows are inserted in (first parent, permalink) order, so two batches lock what they share in one
-  // order: their own rows, and the parents a child's write touches (a leg's or an update's load moves its
-  // last_activity_at). In permalink order alone, two batches of load updates whose permalinks sort their
-  // loads differently locked those loads in opposite orders and deadlocked (found by npm run bench).
+  // Rows are inserted in the order of the load they touch (its permalink), then their own permalink, so
+  // any two statements, of any kinds, lock what they share in one order: their own rows, and the loads
+  // a child's write touches (a leg's, stop's or update's load moves its last_activity_at). Ordered
+  // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
+  // bench: load updates in their own permalink order; legs by load id against loads by permalink).
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
     FROM jsonb_to_recordset($3::jsonb) AS i(${recordset})
@@ -173,7 +183,9 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
     SELECT ${insertValues.join(', ')}
     FROM rows r
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-    ORDER BY ${spec.parents.length ? 'r.parent_0, ' : ''}r.permalink
+    ORDER BY ${loadOrder(spec)
+      .map((key) => `${key}, `)
+      .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
     RETURNING t.permalink, (xmax = 0) AS inserted
   )

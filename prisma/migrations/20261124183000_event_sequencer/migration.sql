@@ -76,3 +76,140 @@ BEGIN
 END $$;
 
 -- Events recorded before this migration are all sequenced already; none is left behind.
+
+-- ---------------------------------------------------------------------------------------------
+-- The load trigger, cheaper: it names the changed fields by comparing the columns (one expression)
+-- instead of diffing two JSON snapshots, and builds the snapshot only when it records an event.
+-- Same events, same payloads (changedFields sorted by name, phase and bookkeeping left out).
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION load_events_on_load() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  snap jsonb;
+  changed text[];
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    PERFORM load_event_emit(NEW."tenant_id", 'load.created', NEW."permalink", jsonb_build_object('load', load_event_load(NEW)), NEW."changed_at");
+    RETURN NULL;
+  END IF;
+  changed := array_remove(ARRAY[
+    CASE WHEN NEW."bol_number" IS DISTINCT FROM OLD."bol_number" THEN 'bolNumber' END,
+    CASE WHEN NEW."customer_name" IS DISTINCT FROM OLD."customer_name" THEN 'customerName' END,
+    CASE WHEN NEW."customer_reference_number" IS DISTINCT FROM OLD."customer_reference_number" THEN 'customerReferenceNumber' END,
+    CASE WHEN NEW."destination_stop_id" IS DISTINCT FROM OLD."destination_stop_id" THEN 'destinationStopId' END,
+    CASE WHEN NEW."destination_stop_id_permalink" IS DISTINCT FROM OLD."destination_stop_id_permalink" THEN 'destinationStopIdPermalink' END,
+    CASE WHEN NEW."extra" IS DISTINCT FROM OLD."extra" THEN 'extra' END,
+    CASE WHEN NEW."load_mode" IS DISTINCT FROM OLD."load_mode" THEN 'loadMode' END,
+    CASE WHEN NEW."order_type" IS DISTINCT FROM OLD."order_type" THEN 'orderType' END,
+    CASE WHEN NEW."origin_stop_id" IS DISTINCT FROM OLD."origin_stop_id" THEN 'originStopId' END,
+    CASE WHEN NEW."origin_stop_id_permalink" IS DISTINCT FROM OLD."origin_stop_id_permalink" THEN 'originStopIdPermalink' END,
+    CASE WHEN NEW."permalink" IS DISTINCT FROM OLD."permalink" THEN 'permalink' END,
+    CASE WHEN NEW."po_number" IS DISTINCT FROM OLD."po_number" THEN 'poNumber' END,
+    CASE WHEN NEW."status" IS DISTINCT FROM OLD."status" THEN 'status' END,
+    CASE WHEN NEW."tms_id" IS DISTINCT FROM OLD."tms_id" THEN 'tmsId' END
+  ], NULL);
+  IF cardinality(changed) > 0 THEN
+    snap := load_event_load(NEW);
+    PERFORM load_event_emit(NEW."tenant_id", 'load.changed', NEW."permalink",
+      jsonb_build_object('load', snap, 'changedFields', to_jsonb(changed)), NEW."changed_at");
+  END IF;
+  IF NEW."phase" IS DISTINCT FROM OLD."phase" THEN
+    PERFORM load_event_emit(NEW."tenant_id", 'load.phase_changed', NEW."permalink",
+      jsonb_build_object('loadPermalink', NEW."permalink", 'from', OLD."phase", 'to', NEW."phase", 'status', NEW."status",
+                         'changedAt', load_event_time(NEW."changed_at")), NEW."changed_at");
+  END IF;
+  RETURN NULL;
+END $$;
+
+-- Legs and stops likewise: on update, the changed fields from the columns, and the snapshot (with its
+-- parent lookups) only when an event is recorded. An insert still lists every field.
+CREATE OR REPLACE FUNCTION load_events_on_leg() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  snap jsonb;
+  changed jsonb;
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    snap := load_event_leg(NEW);
+    changed := load_event_changed_fields('{}'::jsonb, snap);
+  ELSE
+    changed := to_jsonb(array_remove(ARRAY[
+      CASE WHEN NEW."carrier_id" IS DISTINCT FROM OLD."carrier_id" THEN 'carrierPermalink' END,
+      CASE WHEN NEW."carrier_rep_email" IS DISTINCT FROM OLD."carrier_rep_email" THEN 'carrierRepEmail' END,
+      CASE WHEN NEW."carrier_rep_name" IS DISTINCT FROM OLD."carrier_rep_name" THEN 'carrierRepName' END,
+      CASE WHEN NEW."customer_rep_email" IS DISTINCT FROM OLD."customer_rep_email" THEN 'customerRepEmail' END,
+      CASE WHEN NEW."customer_rep_name" IS DISTINCT FROM OLD."customer_rep_name" THEN 'customerRepName' END,
+      CASE WHEN NEW."driver_name" IS DISTINCT FROM OLD."driver_name" THEN 'driverName' END,
+      CASE WHEN NEW."driver_phone" IS DISTINCT FROM OLD."driver_phone" THEN 'driverPhone' END,
+      CASE WHEN NEW."extra" IS DISTINCT FROM OLD."extra" THEN 'extra' END,
+      CASE WHEN NEW."load_id" IS DISTINCT FROM OLD."load_id" THEN 'loadPermalink' END,
+      CASE WHEN NEW."load_unique_key" IS DISTINCT FROM OLD."load_unique_key" THEN 'loadUniqueKey' END,
+      CASE WHEN NEW."permalink" IS DISTINCT FROM OLD."permalink" THEN 'permalink' END,
+      CASE WHEN NEW."pickup_reference_number" IS DISTINCT FROM OLD."pickup_reference_number" THEN 'pickupReferenceNumber' END,
+      CASE WHEN NEW."reference_number" IS DISTINCT FROM OLD."reference_number" THEN 'referenceNumber' END,
+      CASE WHEN NEW."sequence" IS DISTINCT FROM OLD."sequence" THEN 'sequence' END,
+      CASE WHEN NEW."status" IS DISTINCT FROM OLD."status" THEN 'status' END,
+      CASE WHEN NEW."tms_id" IS DISTINCT FROM OLD."tms_id" THEN 'tmsId' END,
+      CASE WHEN NEW."trailer_number" IS DISTINCT FROM OLD."trailer_number" THEN 'trailerNumber' END,
+      CASE WHEN NEW."truck_number" IS DISTINCT FROM OLD."truck_number" THEN 'truckNumber' END
+    ], NULL));
+    IF jsonb_array_length(changed) = 0 THEN RETURN NULL; END IF;
+    snap := load_event_leg(NEW);
+  END IF;
+  PERFORM load_event_emit(NEW."tenant_id", 'leg.changed', snap ->> 'loadPermalink',
+    jsonb_build_object('loadPermalink', snap -> 'loadPermalink', 'leg', snap, 'created', TG_OP = 'INSERT', 'changedFields', changed),
+    NEW."changed_at");
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION load_events_on_stop() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  snap jsonb;
+  load_permalink text;
+  arrived boolean := NEW."arrived_at" IS NOT NULL AND (TG_OP = 'INSERT' OR OLD."arrived_at" IS NULL);
+  departed boolean := NEW."departed_at" IS NOT NULL AND (TG_OP = 'INSERT' OR OLD."departed_at" IS NULL);
+  changed text[];
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    changed := array_remove(ARRAY[
+      CASE WHEN NEW."address_line1" IS DISTINCT FROM OLD."address_line1" THEN 'addressLine1' END,
+      CASE WHEN NEW."address_line2" IS DISTINCT FROM OLD."address_line2" THEN 'addressLine2' END,
+      CASE WHEN NEW."appointment_end" IS DISTINCT FROM OLD."appointment_end" THEN 'appointmentEnd' END,
+      CASE WHEN NEW."appointment_start" IS DISTINCT FROM OLD."appointment_start" THEN 'appointmentStart' END,
+      CASE WHEN NEW."arrived_at" IS DISTINCT FROM OLD."arrived_at" AND NOT arrived THEN 'arrivedAt' END,
+      CASE WHEN NEW."city" IS DISTINCT FROM OLD."city" THEN 'city' END,
+      CASE WHEN NEW."country" IS DISTINCT FROM OLD."country" THEN 'country' END,
+      CASE WHEN NEW."departed_at" IS DISTINCT FROM OLD."departed_at" AND NOT departed THEN 'departedAt' END,
+      CASE WHEN NEW."extra" IS DISTINCT FROM OLD."extra" THEN 'extra' END,
+      CASE WHEN NEW."latitude" IS DISTINCT FROM OLD."latitude" THEN 'latitude' END,
+      CASE WHEN NEW."leg_id" IS DISTINCT FROM OLD."leg_id" THEN 'legPermalink' END,
+      CASE WHEN NEW."location_name" IS DISTINCT FROM OLD."location_name" THEN 'locationName' END,
+      CASE WHEN NEW."longitude" IS DISTINCT FROM OLD."longitude" THEN 'longitude' END,
+      CASE WHEN NEW."permalink" IS DISTINCT FROM OLD."permalink" THEN 'permalink' END,
+      CASE WHEN NEW."postal_code" IS DISTINCT FROM OLD."postal_code" THEN 'postalCode' END,
+      CASE WHEN NEW."reference_number" IS DISTINCT FROM OLD."reference_number" THEN 'referenceNumber' END,
+      CASE WHEN NEW."sequence" IS DISTINCT FROM OLD."sequence" THEN 'sequence' END,
+      CASE WHEN NEW."state" IS DISTINCT FROM OLD."state" THEN 'state' END,
+      CASE WHEN NEW."status" IS DISTINCT FROM OLD."status" THEN 'status' END,
+      CASE WHEN NEW."timezone" IS DISTINCT FROM OLD."timezone" THEN 'timezone' END,
+      CASE WHEN NEW."tms_id" IS DISTINCT FROM OLD."tms_id" THEN 'tmsId' END,
+      CASE WHEN NEW."type" IS DISTINCT FROM OLD."type" THEN 'type' END
+    ], NULL);
+    IF cardinality(changed) = 0 AND NOT arrived AND NOT departed THEN RETURN NULL; END IF;
+  END IF;
+  snap := load_event_stop(NEW);
+  load_permalink := (SELECT l."permalink" FROM "load_legs" g JOIN "loads" l ON l."id" = g."load_id" WHERE g."id" = NEW."leg_id");
+  IF TG_OP = 'INSERT' OR cardinality(changed) > 0 THEN
+    PERFORM load_event_emit(NEW."tenant_id", 'stop.changed', load_permalink,
+      jsonb_build_object('loadPermalink', load_permalink, 'stop', snap, 'created', TG_OP = 'INSERT',
+        'changedFields', CASE WHEN TG_OP = 'INSERT' THEN load_event_changed_fields('{}'::jsonb, snap) ELSE to_jsonb(changed) END),
+      NEW."changed_at");
+  END IF;
+  IF arrived THEN
+    PERFORM load_event_emit(NEW."tenant_id", 'stop.arrived', load_permalink,
+      jsonb_build_object('loadPermalink', load_permalink, 'stop', snap, 'arrivedAt', snap -> 'arrivedAt'), NEW."changed_at");
+  END IF;
+  IF departed THEN
+    PERFORM load_event_emit(NEW."tenant_id", 'stop.departed', load_permalink,
+      jsonb_build_object('loadPermalink', load_permalink, 'stop', snap, 'departedAt', snap -> 'departedAt'), NEW."changed_at");
+  END IF;
+  RETURN NULL;
+END $$;

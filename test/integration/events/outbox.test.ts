@@ -4,7 +4,7 @@
  * seq is per tenant and strictly increasing.
  */
 import { describe, expect, test } from '../../fixtures.js';
-import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import type { TestApp } from '../../helpers/app.js';
 import { createEventSequencer } from '../../../src/domain/events/sequencer.js';
 import { readLoadEvents } from '../../../src/domain/events/service.js';
@@ -16,6 +16,28 @@ async function eventsOf(testApp: TestApp, tenantId: string, afterSeq = 0n) {
 }
 const lastSeq = async (testApp: TestApp, tenantId: string) =>
   (await testApp.database.db.prisma.loadEvent.aggregate({ where: { tenantId }, _max: { seq: true } }))._max.seq ?? 0n;
+
+type Body = Record<string, unknown>;
+
+/** The body with every field but `keep` given another valid value, and one more unknown field (→ extra). */
+function changeEvery(body: Body, keep: string[]): Body {
+  const changed = Object.entries(body).map(([field, value]) => {
+    if (keep.includes(field)) return [field, value];
+    if (typeof value === 'number') return [field, value + 1];
+    if (typeof value !== 'string') return [field, value];
+    if (/^\d{4}-\d\d-\d\dT/.test(value)) return [field, new Date(Date.parse(value) + 3_600_000).toISOString()];
+    if (value.includes('@')) return [field, `other.${value}`];
+    if (field.endsWith('_permalink')) return [field, `X${value}`];
+    return [field, `${value}2`];
+  });
+  return { ...Object.fromEntries(changed), custom_note: 'changed' };
+}
+
+/** The fields whose values differ between two payload snapshots, as changedFields names them (sorted, bookkeeping left out). */
+const snapshotDiff = (before: Body, after: Body, leaveOut: string[] = []) =>
+  Object.keys(after)
+    .filter((key) => !['changedAt', 'createdAt', ...leaveOut].includes(key) && JSON.stringify(after[key]) !== JSON.stringify(before[key]))
+    .sort();
 
 // The file's first test also waits for the app's database to be created and migrated.
 describe('load events', { timeout: 120_000 }, () => {
@@ -94,6 +116,43 @@ describe('load events', { timeout: 120_000 }, () => {
     expect(events[4]!.data).toMatchObject({ created: false, changedFields: ['locationName'] });
     expect(events[5]!.data).toMatchObject({ departedAt: '2026-11-23T10:00:00.000Z' });
     expect(events[6]!.data).toMatchObject({ loadPermalink: permalink, update: { type: 'gps_ping', latitude: 41.88, longitude: -87.63 } });
+  });
+
+  test('changedFields names exactly the fields whose values differ, for every field of loads, legs and stops', async ({ testApp, api, tenant }) => {
+    const [carrierA, carrierB] = [await seed(api, routes.carrier, carrierBody(tenant)), await seed(api, routes.carrier, carrierBody(tenant))];
+    const loadA = await seed(api, routes.load, fullBodies.load(tenant));
+    const loadB = await seed(api, routes.load, fullBodies.load(tenant));
+    const leg = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, loadA, carrierA));
+    const otherLeg = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, loadB, carrierB));
+    const stop = await seed(api, routes.stop, fullBodies.stop(tenant, leg));
+    const start = await lastSeq(testApp, tenant.id);
+    await seed(api, routes.load, changeEvery(loadA, ['native_system_load_permalink', 'company_permalink']));
+    await seed(api, routes.loadLeg, {
+      ...changeEvery(leg, ['native_system_load_leg_permalink', 'company_permalink', 'native_system_load_id', 'native_system_load_permalink']),
+      native_system_load_id: loadB.native_system_load_id,
+      native_system_load_permalink: loadB.native_system_load_permalink,
+      native_system_carrier_permalink: carrierB.native_system_carrier_permalink,
+    });
+    await seed(api, routes.stop, {
+      ...changeEvery(stop, ['native_system_stop_permalink', 'company_permalink', 'native_system_load_leg_permalink', 'state', 'country']),
+      native_system_load_leg_permalink: otherLeg.native_system_load_leg_permalink,
+      stop_type: 'delivery',
+      timezone: 'America/New_York',
+      state: 'WI',
+      country: 'CA',
+    });
+    const all = await eventsOf(testApp, tenant.id);
+    const created = (type: string, key: string, permalink: unknown) => all.find((e) => e.type === type && e.data[key].permalink === permalink)!.data[key];
+    const changed = await eventsOf(testApp, tenant.id, start);
+    expect(changed.map((e) => e.type)).toEqual(['load.changed', 'leg.changed', 'stop.changed']);
+    const [loadChange, legChange, stopChange] = changed.map((e) => e.data);
+    // Every field but the permalink (and the load's phase, which has its own event) changed, and is named.
+    expect(loadChange.changedFields).toEqual(snapshotDiff(created('load.created', 'load', loadA.native_system_load_permalink), loadChange.load, ['phase']));
+    expect(loadChange.changedFields).toHaveLength(Object.keys(loadChange.load).length - 4);
+    expect(legChange.changedFields).toEqual(snapshotDiff(created('leg.changed', 'leg', leg.native_system_load_leg_permalink), legChange.leg));
+    expect(legChange.changedFields).toHaveLength(Object.keys(legChange.leg).length - 3);
+    expect(stopChange.changedFields).toEqual(snapshotDiff(created('stop.changed', 'stop', stop.native_system_stop_permalink), stopChange.stop));
+    expect(stopChange.changedFields).toHaveLength(Object.keys(stopChange.stop).length - 3);
   });
 
   test('a user edit (editLoad) records load.changed like an upsert', async ({ testApp, api, tenant }) => {
