@@ -213,3 +213,73 @@ BEGIN
   END IF;
   RETURN NULL;
 END $$;
+
+-- ---------------------------------------------------------------------------------------------
+-- The payload helpers in PL/pgSQL (same bodies, same payloads). As SQL functions they were not
+-- inlined where the triggers call them, and PostgreSQL's SQL-function executor set each call up
+-- anew: ~30 µs per timestamp and ~270 µs per load-update snapshot (EXPLAIN ANALYZE over 2,000 rows).
+-- PL/pgSQL keeps their plans for the session: the load-update trigger went from ~350 to ~100 µs.
+-- ---------------------------------------------------------------------------------------------
+CREATE OR REPLACE FUNCTION load_event_time(t timestamptz) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+END $$;
+
+CREATE OR REPLACE FUNCTION load_event_changed_fields(before jsonb, after jsonb) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(jsonb_agg(a.key ORDER BY a.key), '[]'::jsonb)
+  FROM jsonb_each(after) a
+  WHERE a.key NOT IN ('changedAt', 'createdAt') AND a.value IS DISTINCT FROM before -> a.key);
+END $$;
+
+CREATE OR REPLACE FUNCTION load_event_load(l "loads") RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
+    'permalink', l."permalink", 'tmsId', l."tms_id", 'status', l."status", 'phase', l."phase",
+    'customerReferenceNumber', l."customer_reference_number", 'orderType', l."order_type",
+    'bolNumber', l."bol_number", 'poNumber', l."po_number", 'loadMode', l."load_mode",
+    'customerName', l."customer_name", 'originStopId', l."origin_stop_id",
+    'originStopIdPermalink', l."origin_stop_id_permalink", 'destinationStopId', l."destination_stop_id",
+    'destinationStopIdPermalink', l."destination_stop_id_permalink", 'extra', l."extra",
+    'changedAt', load_event_time(l."changed_at"), 'createdAt', load_event_time(l."created_at"));
+END $$;
+
+CREATE OR REPLACE FUNCTION load_event_leg(g "load_legs") RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
+    'permalink', g."permalink", 'tmsId', g."tms_id", 'sequence', g."sequence",
+    'loadPermalink', (SELECT l."permalink" FROM "loads" l WHERE l."id" = g."load_id"),
+    'carrierPermalink', (SELECT c."permalink" FROM "carriers" c WHERE c."id" = g."carrier_id"),
+    'loadUniqueKey', g."load_unique_key", 'referenceNumber', g."reference_number",
+    'pickupReferenceNumber', g."pickup_reference_number", 'driverName', g."driver_name",
+    'driverPhone', g."driver_phone", 'truckNumber', g."truck_number", 'trailerNumber', g."trailer_number",
+    'carrierRepName', g."carrier_rep_name", 'carrierRepEmail', g."carrier_rep_email",
+    'customerRepName', g."customer_rep_name", 'customerRepEmail', g."customer_rep_email",
+    'status', g."status", 'extra', g."extra",
+    'changedAt', load_event_time(g."changed_at"), 'createdAt', load_event_time(g."created_at"));
+END $$;
+
+CREATE OR REPLACE FUNCTION load_event_stop(s "stops") RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
+    'permalink', s."permalink", 'tmsId', s."tms_id", 'sequence', s."sequence", 'type', s."type",
+    'legPermalink', (SELECT g."permalink" FROM "load_legs" g WHERE g."id" = s."leg_id"),
+    'locationName', s."location_name", 'addressLine1', s."address_line1", 'addressLine2', s."address_line2",
+    'city', s."city", 'state', s."state", 'postalCode', s."postal_code", 'country', s."country",
+    'latitude', s."latitude", 'longitude', s."longitude", 'timezone', s."timezone",
+    'appointmentStart', load_event_time(s."appointment_start"), 'appointmentEnd', load_event_time(s."appointment_end"),
+    'arrivedAt', load_event_time(s."arrived_at"), 'departedAt', load_event_time(s."departed_at"),
+    'referenceNumber', s."reference_number", 'status', s."status", 'extra', s."extra",
+    'changedAt', load_event_time(s."changed_at"), 'createdAt', load_event_time(s."created_at"));
+END $$;
+
+CREATE OR REPLACE FUNCTION load_event_update(u "load_updates") RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN jsonb_build_object(
+    'permalink', u."permalink", 'type', u."type", 'occurredAt', load_event_time(u."occurred_at"),
+    'legPermalink', (SELECT g."permalink" FROM "load_legs" g WHERE g."id" = u."leg_id"),
+    'status', u."status", 'phase', u."phase", 'latitude', u."latitude", 'longitude', u."longitude",
+    'city', u."city", 'state', u."state", 'country', u."country", 'eta', load_event_time(u."eta"),
+    'message', u."message", 'source', u."source", 'extra', u."extra",
+    'createdAt', load_event_time(u."created_at"));
+END $$;
