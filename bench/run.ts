@@ -167,11 +167,20 @@ const eventTriggers: [table: string, trigger: string][] = [
   ['load_updates', 'load_updates_activity'],
 ];
 
-async function disableEventTriggers(target: Target) {
-  if (!target.env.DATABASE_URL) throw new Error('--without-events needs DATABASE_URL (PostgreSQL)');
-  const client = new pg.Client({ connectionString: target.env.DATABASE_URL });
+/** Runs `work` with a client of the target's PostgreSQL database. */
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function disableEventTriggers(target: Target) {
+  if (!target.env.DATABASE_URL) throw new Error('--without-events needs DATABASE_URL (PostgreSQL)');
+  await withClient(target.env.DATABASE_URL, async (client) => {
     const present = await client.query<{ table: string; trigger: string }>(
       `SELECT c.relname AS table, t.tgname AS trigger FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal`,
     );
@@ -180,21 +189,12 @@ async function disableEventTriggers(target: Target) {
       if (wanted.has(`${table}.${trigger}`)) await client.query(`ALTER TABLE "${table}" DISABLE TRIGGER "${trigger}"`);
     }
     console.error(`--without-events: disabled ${present.rows.filter((r) => wanted.has(`${r.table}.${r.trigger}`)).length} triggers`);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** VACUUM ANALYZE of the service's database (PostgreSQL; PGlite has no autovacuum to stand in for). */
 async function settle(target: Target) {
-  if (!target.env.DATABASE_URL) return;
-  const client = new pg.Client({ connectionString: target.env.DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query('VACUUM ANALYZE');
-  } finally {
-    await client.end();
-  }
+  if (target.env.DATABASE_URL) await withClient(target.env.DATABASE_URL, (client) => client.query('VACUUM ANALYZE'));
 }
 
 /** Creates a tenant with the tenant CLI (applying migrations first) and returns its API key. */
