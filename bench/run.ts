@@ -537,6 +537,8 @@ async function main() {
       await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
       await seedSingle(service, routes.load, svcKey, baseline.loads, (i) => data.load('svc', i));
       await seedSingle(service, routes.leg, svcKey, baseline.loads, (i) => data.leg('svc', i, 1, baseline.carriers));
+      // Measured on settled statistics: see settle() and README "Performance".
+      await settle(serviceDb);
     }
     const hasBulk = await bulkAvailable(service, svcKey);
     const { duration, warmup, connections } = options;
