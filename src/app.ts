@@ -23,6 +23,7 @@ import { useDocumentLimits } from './graphql/document-limits.js';
 import { schema } from './graphql/schema.js';
 import { graphiqlOptions, renderGraphiQLPage } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
+import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
 import { restRoutes } from './routes.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
@@ -37,7 +38,8 @@ export interface AppOptions {
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
   const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes] });
-  const sequencer = createEventSequencer(deps);
+  const dataVersions = createDataVersions();
+  const sequencer = createEventSequencer({ ...deps, onCommitted: dataVersions.bump });
   const services: Services = {
     ...deps,
     recorder: metrics.countIngest(deps.recorder),
@@ -93,6 +95,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useCORS(),
       useAdminAudit(),
       useDocumentLimits(),
+      // Last: a cached answer stops execution, so the plugins above (audit, limits) still see the operation.
+      useResponseCache({ ...deps, ...deps.config.responseCache, versions: dataVersions, count: metrics.countResponseCache }),
     ],
   });
   return Object.assign(yoga, { services, webhooks });

@@ -45,6 +45,12 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     labelNames: ['tenant', 'source', 'kind', 'outcome'] as const,
     registers: [registry],
   });
+  const responseCache = new Counter({
+    name: 'graphql_response_cache_total',
+    help: 'Cacheable GraphQL queries by what the response cache did: hit, stale (served while one request recomputes), miss, bypass (Cache-Control: no-cache).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   // Pool gauges exist on PostgreSQL only: the embedded database has no pool (a 0 would mislead).
   const pool = (name: string, help: string, read: (s: NonNullable<ReturnType<Database['poolStats']>>) => number) =>
     new Gauge({
@@ -98,6 +104,8 @@ export function createMetrics({ db, routes }: MetricsOptions) {
   return {
     registry,
     plugin,
+    /** Counts one response-cache outcome (graphql/response-cache.ts). */
+    countResponseCache: (outcome: string) => responseCache.inc({ outcome }),
     /** Wraps the recorder so every ingestion event also counts in `ingest_records_total`. */
     countIngest(recorder: IngestRecorder): IngestRecorder {
       return {

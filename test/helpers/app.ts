@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino';
 import { onTestFinished } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
 import { createIngestRecorder } from '../../src/domain/ingest-health/recorder.js';
 import { createTenant } from '../../src/domain/tenant/service.js';
 import type { TenantRef } from '../../src/domain/shared/tenant-ref.js';
@@ -83,6 +84,20 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await recorder.close();
       await app.services.limits.close();
       if (!options.database) await database.drop();
+    },
+  };
+}
+
+/** A second instance: its own pool on the same PostgreSQL database, or the same PGlite database. */
+export async function secondInstance(testApp: TestApp, env: Record<string, string> = {}) {
+  const { url } = testApp.database;
+  const db = url ? await openDatabase({ url, dataDir: '', poolSize: 10 }) : testApp.database.db;
+  const app = await createTestApp({ database: { db, url, drop: async () => {} }, env });
+  return {
+    app,
+    async close() {
+      await app.close();
+      if (url) await db.close();
     },
   };
 }

@@ -11,6 +11,8 @@
  * - **The sweep** (event maintenance, every instance) numbers every tenant's leftovers, so webhooks
  *   of such writes go out without waiting for a reader.
  *
+ * `committed` also tells `onCommitted` (the response cache drops the tenant's answers).
+ *
  * Passes are coalesced per tenant and instance: while one runs, callers wait for the next, which
  * covers them all, so 64 concurrent writers of a tenant cost a handful of passes, not 64.
  */
@@ -24,7 +26,14 @@ interface Waiter {
 
 export type EventSequencer = ReturnType<typeof createEventSequencer>;
 
-export function createEventSequencer({ db, logger }: { db: Database; logger: Logger }) {
+export interface EventSequencerOptions {
+  db: Database;
+  logger: Logger;
+  /** Called first for each committed write of a tenant on this instance (the response cache's versions). */
+  onCommitted?: (tenantId: string) => void;
+}
+
+export function createEventSequencer({ db, logger, onCommitted }: EventSequencerOptions) {
   /** Tenants with a pass running on this instance → callers waiting for the pass after it. */
   const running = new Map<string, Waiter[]>();
 
@@ -65,6 +74,7 @@ export function createEventSequencer({ db, logger }: { db: Database; logger: Log
     sequence,
     /** After a write of the tenant committed: its events are numbered; a failure is only logged (the sweep retries). */
     async committed(tenantId: string): Promise<void> {
+      onCommitted?.(tenantId);
       await sequence(tenantId).catch((error: unknown) =>
         logger.warn({ err: error, tenantId }, 'numbering change events failed; the next event maintenance pass numbers them'),
       );

@@ -4,25 +4,13 @@
  * on PGlite they share the embedded database.
  */
 import { vi } from 'vitest';
-import { openDatabase } from '../../../src/db/database.js';
-import { type apiFor, createTestApp, type TestApp } from '../../helpers/app.js';
+import { type apiFor, secondInstance as anotherInstance, type TestApp } from '../../helpers/app.js';
 import { loadBody, loadUpdateBody, routes, seed } from '../../factories/records.js';
 import { createEndpoint, describe, expect, test, webhookEnv } from './setup.js';
 import type { WebhookReceiver } from '../../helpers/webhook-receiver.js';
 
-/** A second instance: its own pool on the same PostgreSQL database, or the same PGlite database. */
-async function secondInstance(testApp: TestApp, env: Record<string, string> = {}) {
-  const { url } = testApp.database;
-  const db = url ? await openDatabase({ url, dataDir: '', poolSize: 10 }) : testApp.database.db;
-  const app = await createTestApp({ database: { db, url, drop: async () => {} }, env: { ...webhookEnv, ...env } });
-  return {
-    app,
-    async close() {
-      await app.close();
-      if (url) await db.close();
-    },
-  };
-}
+/** A second instance with the webhook settings of this file's app. */
+const secondInstance = (testApp: TestApp, env: Record<string, string> = {}) => anotherInstance(testApp, { ...webhookEnv, ...env });
 
 async function seedEvents(api: ReturnType<typeof apiFor>, tenant: { slug: string }, loads: number) {
   const permalinks: string[] = [];
