@@ -1,8 +1,8 @@
 /**
  * EXPLAIN ANALYZE of the load board's statements (the page and its count, as src/domain/load/page.ts
- * writes them) for each order and filter, on the tenant bench/board-100k.sql fills:
+ * writes them) for each order and filter, on the tenant `big` that bench/board-seed.ts fills:
  *
- *   DATABASE_URL=postgresql://…/<scratch> npm run db:migrate && psql … -f bench/board-100k.sql
+ *   DATABASE_URL=postgresql://…/<scratch> npm run db:migrate && npx tsx bench/board-seed.ts postgresql://…/<scratch>
  *   DATABASE_URL=postgresql://…/<scratch> npx tsx bench/explain-board.ts [--plans] [--only city]
  */
 import pg from 'pg';
@@ -32,9 +32,9 @@ const all: [string, LoadFilter, LoadOrder | undefined][] = [
   ['CREATED_DESC', {}, undefined],
   ['ACTIVITY_DESC', {}, 'ACTIVITY_DESC'],
   ['activitySince 1 day', { activitySince: new Date(Date.now() - 86400000) }, 'ACTIVITY_DESC'],
-  ['carrier', { carrier: 'C7' }, undefined],
-  ['city (rare)', { city: 'chicago' }, undefined],
-  ['city (common)', { city: 'chicago 7' }, undefined],
+  ['carrier', { carrier: 'BC7' }, undefined],
+  ['city (a tenth of the stops)', { city: 'chicago' }, undefined],
+  ['city (none)', { city: 'nowhere' }, undefined],
   ['status', { status: 'booked' }, undefined],
   ['phase', { phase: ['PLANNED'] }, undefined],
   ['search', { search: 'L9999' }, undefined],

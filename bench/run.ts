@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     'graphql-connections': { type: 'string', default: '16' },
     'batch-size': { type: 'string', default: '500' },
     'sync-scale': { type: 'string' },
+    'board-loads': { type: 'string', default: '100000' },
     'log-level': { type: 'string', default: 'info' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-references': { type: 'boolean', default: false },
@@ -61,7 +63,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
-  [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1]
+  [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
   [--log-level info] [--cpu-prof] [--no-references] [--without-events]`);
   process.exit(0);
 }
@@ -79,6 +81,7 @@ const options = {
   graphqlConnections: positive('graphql-connections', args['graphql-connections'], 16),
   batchSize: positive('batch-size', args['batch-size'], 500),
   syncScale: positive('sync-scale', args['sync-scale'], args.quick ? 0.1 : 1),
+  boardLoads: positive('board-loads', args['board-loads'], 100_000),
   logLevel: args['log-level'],
   cpuProf: args['cpu-prof'],
   references: !args['no-references'],
@@ -213,7 +216,7 @@ async function createTenant(target: Target, slug: string, extra: string[] = []):
 
 interface Row {
   scenario: string;
-  target: 'service' | 'floor (node:http + pg)' | 'floor (bare Yoga)';
+  target: 'service' | 'service, Cache-Control: no-cache' | 'floor (node:http + pg)' | 'floor (bare Yoga)';
   connections: number;
   requests: number;
   seconds: number;
@@ -672,19 +675,33 @@ async function main() {
     }
 
     if (only.has('load-board')) {
+      // Issue 8: the board on a tenant with 100,000 loads. The first sync's loads are topped up with
+      // older ones in the same shape, written by SQL (bench/board-seed.ts; PostgreSQL only).
+      const url = serviceDb.env.DATABASE_URL;
+      if (url) {
+        const added = await withClient(url, async (client) => {
+          const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
+          return topUpBoard(client, rows[0]!.id, options.boardLoads);
+        });
+        if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
+      }
       // A dashboard queries a settled database: autovacuum analyzes a table within a minute of such
       // a bulk load; the bench does it at once, so the board is not measured on planner statistics
       // that still describe empty tables.
       await settle(serviceDb);
-      const board: Load = {
-        path: '/graphql',
-        headers: { 'content-type': 'application/json', 'x-api-key': syncKey },
-        body: () => JSON.stringify({ query: loadBoardQuery, operationName: 'LoadBoard' }),
-        records: 1,
-        check: graphqlErrors,
-      };
-      await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
-      await measureLoad('load-board', 'service', service, board, options.graphqlConnections, { duration }, boardData);
+      // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
+      // with every answer computed (`Cache-Control: no-cache`).
+      for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
+        const board: Load = {
+          path: '/graphql',
+          headers: { 'content-type': 'application/json', 'x-api-key': syncKey, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
+          body: () => JSON.stringify({ query: loadBoardQuery, operationName: 'LoadBoard' }),
+          records: 1,
+          check: graphqlErrors,
+        };
+        await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
+        await measureLoad('load-board', target, service, board, options.graphqlConnections, { duration }, boardData);
+      }
     }
 
     const code = await service.stop();
@@ -748,6 +765,13 @@ function report(database: string) {
   const board = find('load-board', 'service');
   if (measured(board))
     targets.push({ target: `load board p99 ≤ 50 ms at ${options.graphqlConnections} connections`, measured: `${board.p99Ms} ms`, met: board.p99Ms <= 50 });
+  const computed = find('load-board', 'service, Cache-Control: no-cache');
+  if (measured(computed))
+    targets.push({
+      target: `load board p99 ≤ 50 ms at ${options.graphqlConnections} connections, every answer computed (no-cache)`,
+      measured: `${computed.p99Ms} ms`,
+      met: computed.p99Ms <= 50,
+    });
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
   const lines = [
