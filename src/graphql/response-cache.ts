@@ -12,8 +12,10 @@
  *   (a carrier, a newer `sync_run_time` with the same fields) made through *another* instance, or
  *   around the service, are seen within `ttlMs`: after it an answer is recomputed by the next request
  *   while concurrent identical requests still get the previous one (stale-while-revalidate).
+ * - **One computation at a time:** identical requests (same tenant data version) that arrive while an
+ *   answer is being computed wait for it instead of computing it again (`shared`).
  * - `Cache-Control: no-cache` on a request skips the cache (the fresh answer is stored);
- *   `X-Response-Cache: hit | stale | miss | bypass` on each cacheable answer says what happened.
+ *   `X-Response-Cache: hit | stale | shared | miss | bypass` on each cacheable answer says what happened.
  */
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -26,10 +28,10 @@ import type { RequestContext } from './context.js';
 /** Root fields whose answers depend only on the tenant's records (and so on its data version). */
 const cacheableRootFields: ReadonlySet<string> = new Set(['carrier', 'carriers', 'load', 'loadLeg', 'loads', 'stop', '__typename']);
 
-/** How long a refresh may run before another request takes it over. */
+/** How long a computation may run before identical requests stop waiting for it. */
 const refreshTimeoutMs = 10_000;
 
-export type CacheOutcome = 'hit' | 'stale' | 'miss' | 'bypass';
+export type CacheOutcome = 'hit' | 'stale' | 'shared' | 'miss' | 'bypass';
 
 /**
  * Per-tenant data versions of this instance: a bump makes every cached answer of the tenant stale.
@@ -74,8 +76,11 @@ export interface ResponseCacheOptions {
 export function useResponseCache({ db, logger, versions, ttlMs, maxBytes, count }: ResponseCacheOptions): Plugin<RequestContext> {
   if (ttlMs <= 0) return {};
   const entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
-  /** Keys being recomputed → when the refresh started (requests meanwhile get the stale answer). */
-  const refreshing = new Map<string, number>();
+  /**
+   * Keys being computed → the computation: identical requests of the same data version meanwhile get
+   * its answer (`shared`) or, once one is stored, the previous answer (`stale`).
+   */
+  const computing = new Map<string, { version: string; started: number; done: Promise<ExecutionResult | null> }>();
   const outcomes = new WeakMap<Request, CacheOutcome>();
   let listening: Promise<unknown> | null = null;
 
@@ -122,22 +127,34 @@ export function useResponseCache({ db, logger, versions, ttlMs, maxBytes, count 
       };
       const bypass = /\bno-cache\b/i.test(ctx.request.headers.get('cache-control') ?? '');
       const entry = bypass ? undefined : entries.get(key);
+      const running = bypass ? undefined : computing.get(key);
+      const joinable = running && running.version === version && now - running.started < refreshTimeoutMs ? running : undefined;
       if (entry && entry.version === version) {
-        const started = refreshing.get(key);
         if (now - entry.storedAt < ttlMs) return (answer('hit'), setResultAndStopExecution(entry.result));
-        if (started !== undefined && now - started < refreshTimeoutMs) return (answer('stale'), setResultAndStopExecution(entry.result));
+        if (joinable) return (answer('stale'), setResultAndStopExecution(entry.result));
+      }
+      if (joinable) {
+        // A busy tenant's writes keep dropping answers: concurrent identical requests compute once.
+        const result = await joinable.done;
+        if (result) return (answer('shared'), setResultAndStopExecution(result));
       }
       answer(bypass ? 'bypass' : 'miss');
-      refreshing.set(key, now);
+      let finish!: (result: ExecutionResult | null) => void;
+      const done = new Promise<ExecutionResult | null>((resolve) => (finish = resolve));
+      // Waiters never hang on a computation that ends without a result (they then compute themselves).
+      const timer = setTimeout(() => finish(null), refreshTimeoutMs).unref();
+      computing.set(key, { version, started: now, done });
       await listen();
       return {
         onExecuteDone({ result, setResult }) {
-          if (refreshing.get(key) === now) refreshing.delete(key);
-          if (Symbol.asyncIterator in result || result.errors?.length) return;
+          clearTimeout(timer);
+          if (computing.get(key)?.done === done) computing.delete(key);
+          if (Symbol.asyncIterator in result || result.errors?.length) return finish(null);
           const body = JSON.stringify(result);
           const stored = { ...result, stringify: () => body };
           entries.set(key, { version, storedAt: now, result: stored, bytes: Math.max(1, body.length) });
           setResult(stored); // serialized once for this answer too
+          finish(stored);
         },
       };
     },

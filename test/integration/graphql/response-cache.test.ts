@@ -68,6 +68,24 @@ describe('response cache', { timeout: 120_000 }, () => {
     expect(metrics).toMatch(/^graphql_response_cache_total\{outcome="miss"\} [1-9]/m);
   });
 
+  test('identical requests arriving while an answer is computed share that one computation', async ({ testApp, api, tenant }) => {
+    await seedLoadTree(api, tenant);
+    const pages: string[] = [];
+    const stop = testApp.database.db.onStatement((sql) => {
+      if (sql.includes('row_to_json(p)')) pages.push(sql);
+    });
+    try {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => api.graphql(board)));
+      const outcomes = answers.map((a) => a.headers.get('x-response-cache'));
+      expect(outcomes.filter((o) => o === 'miss')).toHaveLength(1);
+      for (const outcome of outcomes) expect(['miss', 'shared', 'hit']).toContain(outcome);
+      expect(pages).toHaveLength(1);
+      for (const a of answers) expect(a.body).toEqual(answers[0]!.body);
+    } finally {
+      stop();
+    }
+  });
+
   test("tenants never share answers, and one tenant's writes keep the other's", async ({ api, otherApi, tenant, otherTenant }) => {
     await seed(api, routes.load, loadBody(tenant));
     await ask(api);
