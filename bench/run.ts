@@ -447,8 +447,8 @@ async function bulkAvailable(server: Started, apiKey: string): Promise<boolean> 
 // ---------------------------------------------------------------------------------------------
 // The load board
 
-const loadBoardQuery = /* GraphQL */ `query LoadBoard {
-  loads(first: 50) {
+/** The board's selection: each load with its legs, carriers, stops and latest update. */
+const boardSelection = /* GraphQL */ `
     totalCount
     pageInfo { hasNextPage endCursor }
     edges { node {
@@ -459,9 +459,16 @@ const loadBoardQuery = /* GraphQL */ `query LoadBoard {
         stops { permalink sequence type locationName city state appointmentStart appointmentEnd arrivedAt departedAt }
       }
       updates(first: 1) { type occurredAt status phase latitude longitude city state message }
-    } }
-  }
-}`;
+    } }`;
+
+/** The two load-board documents: the issue's board, and the README's dashboard (issue 8's order and filters). */
+const boardQueries = [
+  { scenario: 'load-board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
+  {
+    scenario: 'load-board-dashboard',
+    document: `query LoadBoard { loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "${new Date(Date.now() - 6 * 3_600_000).toISOString()}", city: "chicago" }) { ${boardSelection} } }`,
+  },
+] as const;
 
 const graphqlErrors = (text: string) => {
   const body = JSON.parse(text) as { errors?: unknown[]; data?: { loads?: { edges?: unknown[] } } };
@@ -691,16 +698,18 @@ async function main() {
       await settle(serviceDb);
       // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
       // with every answer computed (`Cache-Control: no-cache`).
-      for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
-        const board: Load = {
-          path: '/graphql',
-          headers: { 'content-type': 'application/json', 'x-api-key': syncKey, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
-          body: () => JSON.stringify({ query: loadBoardQuery, operationName: 'LoadBoard' }),
-          records: 1,
-          check: graphqlErrors,
-        };
-        await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
-        await measureLoad('load-board', target, service, board, options.graphqlConnections, { duration }, boardData);
+      for (const { scenario, document } of boardQueries) {
+        for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
+          const board: Load = {
+            path: '/graphql',
+            headers: { 'content-type': 'application/json', 'x-api-key': syncKey, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
+            body: () => JSON.stringify({ query: document, operationName: 'LoadBoard' }),
+            records: 1,
+            check: graphqlErrors,
+          };
+          await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
+          await measureLoad(scenario, target, service, board, options.graphqlConnections, { duration }, boardData);
+        }
       }
     }
 
@@ -762,16 +771,14 @@ function report(database: string) {
   const sync = find('first-sync', 'service');
   if (sync)
     targets.push({ target: 'first sync ≥ 10,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 10_000 });
-  const board = find('load-board', 'service');
-  if (measured(board))
-    targets.push({ target: `load board p99 ≤ 50 ms at ${options.graphqlConnections} connections`, measured: `${board.p99Ms} ms`, met: board.p99Ms <= 50 });
-  const computed = find('load-board', 'service, Cache-Control: no-cache');
-  if (measured(computed))
-    targets.push({
-      target: `load board p99 ≤ 50 ms at ${options.graphqlConnections} connections, every answer computed (no-cache)`,
-      measured: `${computed.p99Ms} ms`,
-      met: computed.p99Ms <= 50,
-    });
+  for (const { scenario } of boardQueries) {
+    for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
+      const row = find(scenario, target);
+      if (!measured(row)) continue;
+      const label = `${scenario === 'load-board' ? 'load board' : 'dashboard (ACTIVITY_DESC, activitySince, city)'} p99 ≤ 50 ms at ${options.graphqlConnections} connections`;
+      targets.push({ target: target === 'service' ? label : `${label}, every answer computed (no-cache)`, measured: `${row.p99Ms} ms`, met: row.p99Ms <= 50 });
+    }
+  }
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
   const lines = [
