@@ -42,7 +42,7 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   const carrier = filter?.carrier?.trim();
   if (carrier) and.push({ legs: { some: { carrier: { is: { tenantId, permalink: carrier } } } } });
   const city = filter?.city?.trim();
-  if (city) and.push({ legs: { some: { stops: { some: { city: { equals: city, mode: 'insensitive' } } } } } });
+  if (city) and.push({ legs: { some: { stops: { some: { cityKey: city.toLowerCase() } } } } });
   const term = filter?.search?.trim();
   if (term) {
     const contains = { contains: term, mode: 'insensitive' } as const;
@@ -90,8 +90,8 @@ export function tmsUrlOf(template: string | null, legs: readonly { loadUniqueKey
 
 /**
  * `loadFilterWhere` as SQL conditions on `loads l` (the hand-written load page, `page.ts`), with the
- * same matching as Prisma's for that filter: `status` and `city` compare with `ILIKE`, `search` with
- * `ILIKE '%' || term || '%'`. `param` adds a parameter and returns its placeholder; `tenant` is the
+ * same matching as Prisma's for that filter: `status` compares with `ILIKE`, `city` lower-cased with the
+ * stops' `city_key` (indexed), `search` with `ILIKE '%' || term || '%'`. `param` adds a parameter and returns its placeholder; `tenant` is the
  * tenant's placeholder, which every subquery filters on too.
  */
 export function loadFilterSql(filter: LoadFilter | null | undefined, tenant: string, param: (value: unknown) => string): string[] {
@@ -110,7 +110,7 @@ export function loadFilterSql(filter: LoadFilter | null | undefined, tenant: str
   const city = filter?.city?.trim();
   if (city) {
     and.push(
-      `EXISTS (SELECT 1 FROM load_legs g JOIN stops s ON s.leg_id = g.id WHERE g.load_id = l.id AND g.tenant_id = ${tenant} AND s.tenant_id = ${tenant} AND s.city ILIKE ${param(city)})`,
+      `EXISTS (SELECT 1 FROM load_legs g JOIN stops s ON s.leg_id = g.id WHERE g.load_id = l.id AND g.tenant_id = ${tenant} AND s.tenant_id = ${tenant} AND s.city_key = lower(${param(city)}))`,
     );
   }
   const term = filter?.search?.trim();

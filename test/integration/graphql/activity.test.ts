@@ -3,7 +3,8 @@
  * lastLocation, nextStop, the activitySince / carrier / city filters and ACTIVITY_DESC.
  */
 import { describe, expect, test } from '../../fixtures.js';
-import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
+import { countLoads } from '../../../src/domain/load/page.js';
 import { gqlData } from '../../factories/graphql.js';
 
 const activityFields = /* GraphQL */ `permalink changedAt lastActivityAt
@@ -107,5 +108,41 @@ describe('load activity', { timeout: 120_000 }, () => {
     expect(data.byCarrier.edges.map((e: any) => e.node.permalink)).toEqual([withCarrier.native_system_load_permalink]);
     expect(data.byCity.edges.map((e: any) => e.node.permalink)).toEqual([inDenver.native_system_load_permalink]);
     expect(data.both.totalCount).toBe(0);
+  });
+
+  test('city compares a lower-cased column kept on every write path, which its index serves', async ({ testApp, api, tenant }) => {
+    const { load, stop } = await seedLoadTree(api, tenant);
+    // A write around the service: the trigger keeps city_key.
+    await testApp.database.db.sql.query('UPDATE stops SET city = $1 WHERE permalink = $2', ['Grand Rapids', stop.native_system_stop_permalink]);
+    const byCity = (city: string) =>
+      gqlData(
+        api,
+        'query ($city: String) { loads(filter: { city: $city }) { totalCount edges { node { permalink } } } }',
+        { city },
+        { 'cache-control': 'no-cache' },
+      );
+    expect((await byCity('grand RAPIDS')).loads.edges.map((e: any) => e.node.permalink)).toEqual([load.native_system_load_permalink]);
+    expect((await byCity('Chicago')).loads.totalCount).toBe(0);
+    // Equality, not a pattern: `%` and `_` are characters.
+    expect((await byCity('grand%')).loads.totalCount).toBe(0);
+    expect((await byCity('grand_rapids')).loads.totalCount).toBe(0);
+
+    // The count the board sends can use the index (sequential scans priced out, as on a big tenant).
+    let captured: [string, unknown[]] = ['', []];
+    await countLoads(
+      {
+        query: async (text, params) => {
+          captured = [text, [...params]];
+          return [{ n: 0 }] as never[];
+        },
+      },
+      tenant.id,
+      { city: 'grand rapids' },
+    );
+    const plan = await testApp.database.db.prisma.$transaction(async (tx) => {
+      await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
+      return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${captured[0]}`, ...captured[1]);
+    });
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('stops_tenant_id_city_key_leg_id_idx');
   });
 });
