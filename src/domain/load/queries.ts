@@ -29,7 +29,7 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
  * - `changedSince`: changed (written by the service) at or after that instant;
  * - `activitySince`: the load or any of its legs, stops and updates written at or after that instant;
  * - `carrier`: a carrier permalink assigned to any of its legs;
- * - `city`: any of its stops' city, compared case-insensitively.
+ * - `city`: any of its stops' city, compared case-insensitively (equality on the lower-cased `cityKey`).
  * Blank strings are ignored.
  */
 export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | undefined): Prisma.LoadWhereInput {
@@ -90,9 +90,9 @@ export function tmsUrlOf(template: string | null, legs: readonly { loadUniqueKey
 
 /**
  * `loadFilterWhere` as SQL conditions on `loads l` (the hand-written load page, `page.ts`), with the
- * same matching as Prisma's for that filter: `status` compares with `ILIKE`, `city` lower-cased with the
- * stops' `city_key` (indexed), `search` with `ILIKE '%' || term || '%'`. `param` adds a parameter and returns its placeholder; `tenant` is the
- * tenant's placeholder, which every subquery filters on too.
+ * same matching as Prisma's for that filter: `status` compares with `ILIKE`, `city` lower-cased with
+ * the stops' indexed `city_key`, `search` with `ILIKE '%' || term || '%'`. `param` adds a parameter
+ * and returns its placeholder; `tenant` is the tenant's placeholder, which every subquery filters on too.
  */
 export function loadFilterSql(filter: LoadFilter | null | undefined, tenant: string, param: (value: unknown) => string): string[] {
   const and: string[] = [];
