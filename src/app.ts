@@ -99,7 +99,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useResponseCache({ ...deps, ...deps.config.responseCache, versions: dataVersions, count: metrics.countResponseCache }),
     ],
   });
-  return Object.assign(yoga, { services, webhooks });
+  // dataVersions: the response cache's per-tenant versions (tests wait on them for notifications).
+  return Object.assign(yoga, { services, webhooks, dataVersions });
 }
 
 export type App = ReturnType<typeof createApp>;

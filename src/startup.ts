@@ -42,28 +42,49 @@ export interface Startup {
   demoApiKey: string | null;
 }
 
-/** Creates the demo tenant on a fresh embedded database; returns the lines to print (and the new key). */
+/**
+ * Creates the demo tenant on a fresh embedded database; returns the lines to print (and the new key).
+ * It runs after the server listens: should the database fail now (a restart, dropped connections),
+ * the hints are left out and the URLs still printed; the service keeps serving (503 until it is back).
+ */
 export async function startupMessage(config: Config, db: Database, log: Logger, base: string): Promise<Startup> {
-  const tenants = await countTenants(db);
   let next = '';
   let demoApiKey: string | null = null;
+  try {
+    ({ next, demoApiKey } = await tenantHints(config, db, log, base));
+  } catch (error) {
+    log.warn({ err: error }, 'start-up: the database failed while reading the tenants; serving anyway (the hints are left out)');
+  }
+  return { message: `${next}\ntms-ingest is running:\n${urls(base)}\n`, demoApiKey };
+}
+
+async function tenantHints(config: Config, db: Database, log: Logger, base: string): Promise<{ next: string; demoApiKey: string | null }> {
+  const tenants = await countTenants(db);
   if (config.db.url) {
-    if (tenants === 0) {
-      next = `
+    return {
+      next:
+        tenants === 0
+          ? `
 No tenants yet. Create one (prints its API key):
 
   npm run tenant -- create <slug> --name "<name>"
-`;
-    }
-  } else if (tenants === 0) {
+`
+          : '',
+      demoApiKey: null,
+    };
+  }
+  if (tenants === 0) {
     const { apiKey } = await createTenant(db, { slug: demoSlug, name: 'Demo tenant' });
     log.info({ tenant: demoSlug }, 'created tenant demo (first run)');
-    next = demoBanner(apiKey, base);
-    demoApiKey = apiKey;
-  } else if (await findTenantBySlug(db, demoSlug)) {
-    next = `
-Lost the demo key? Stop the server and run: npm run tenant -- rotate-key ${demoSlug}
-`;
+    return { next: demoBanner(apiKey, base), demoApiKey: apiKey };
   }
-  return { message: `${next}\ntms-ingest is running:\n${urls(base)}\n`, demoApiKey };
+  if (await findTenantBySlug(db, demoSlug)) {
+    return {
+      next: `
+Lost the demo key? Stop the server and run: npm run tenant -- rotate-key ${demoSlug}
+`,
+      demoApiKey: null,
+    };
+  }
+  return { next: '', demoApiKey: null };
 }

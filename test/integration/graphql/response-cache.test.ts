@@ -4,7 +4,8 @@
  * change events from any instance, within RESPONSE_CACHE_TTL_MS for other instances' event-less writes.
  */
 import { describe, expect, test } from '../../fixtures.js';
-import { apiFor, secondInstance, type Api } from '../../helpers/app.js';
+import { randomUUID } from 'node:crypto';
+import { apiFor, secondInstance, type Api, type TestApp } from '../../helpers/app.js';
 import { loadBody, loadUpdateBody, routes, seed, seedLoadTree } from '../../factories/records.js';
 import { gqlData } from '../../factories/graphql.js';
 
@@ -24,9 +25,23 @@ async function ask(api: Api, query = board, headers?: Record<string, string>) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Waits until the app has taken every notification committed so far (a sequencing pass NOTIFYs after
+ * its write has answered, and a late one would drop the next answer): a NOTIFY of a marker arrives
+ * after them, in commit order. Before the app listens (its first cached answer) none can arrive.
+ */
+async function notificationsTaken(testApp: TestApp) {
+  const marker = randomUUID();
+  const before = testApp.app.dataVersions.of(marker);
+  await testApp.database.db.sql.query("SELECT pg_notify('load_events', $1)", [marker]);
+  const deadline = Date.now() + 2000;
+  while (testApp.app.dataVersions.of(marker) === before && Date.now() < deadline) await sleep(5);
+}
+
 describe('response cache', { timeout: 120_000 }, () => {
   test('a repeated query is a hit; every write path of the tenant drops its answers before it answers', async ({ testApp, api, tenant }) => {
     const { carrier, load, leg, stop } = await seedLoadTree(api, tenant);
+    await notificationsTaken(testApp);
     const first = await ask(api);
     expect(first.cache).toBe('miss');
     const again = await ask(api);
@@ -54,6 +69,7 @@ describe('response cache', { timeout: 120_000 }, () => {
     for (const [label, write, read, expected] of writes) {
       expect((await ask(api)).cache, label).toBe('hit');
       await write();
+      await notificationsTaken(testApp);
       const res = await ask(api);
       expect(res.cache, label).toBe('miss');
       expect(read(res.data.loads.edges[0].node), label).toEqual(expected);
@@ -70,6 +86,7 @@ describe('response cache', { timeout: 120_000 }, () => {
 
   test('identical requests arriving while an answer is computed share that one computation', async ({ testApp, api, tenant }) => {
     await seedLoadTree(api, tenant);
+    await notificationsTaken(testApp);
     const pages: string[] = [];
     const stop = testApp.database.db.onStatement((sql) => {
       if (sql.includes('row_to_json(p)')) pages.push(sql);
@@ -86,20 +103,23 @@ describe('response cache', { timeout: 120_000 }, () => {
     }
   });
 
-  test("tenants never share answers, and one tenant's writes keep the other's", async ({ api, otherApi, tenant, otherTenant }) => {
+  test("tenants never share answers, and one tenant's writes keep the other's", async ({ testApp, api, otherApi, tenant, otherTenant }) => {
     await seed(api, routes.load, loadBody(tenant));
+    await notificationsTaken(testApp);
     await ask(api);
     expect((await ask(api)).cache).toBe('hit');
     const other = await ask(otherApi);
     expect(other.cache).toBe('miss');
     expect(other.data.loads.totalCount).toBe(0);
     await seed(otherApi, routes.load, loadBody(otherTenant));
+    await notificationsTaken(testApp);
     expect((await ask(otherApi)).data.loads.totalCount).toBe(1);
     expect(await ask(api)).toMatchObject({ cache: 'hit', data: { loads: { totalCount: 1 } } });
   });
 
   test('Cache-Control: no-cache skips it; other queries, failed ones and RESPONSE_CACHE_TTL_MS=0 are never cached', async ({ testApp, api, tenant }) => {
     await seedLoadTree(api, tenant);
+    await notificationsTaken(testApp);
     await ask(api);
     expect((await ask(api, board, { 'cache-control': 'no-cache' })).cache).toBe('bypass');
     expect((await ask(api)).cache).toBe('hit');

@@ -12,6 +12,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
+import { loadConfig } from '../../../src/config.js';
+import { createLogger } from '../../../src/logger.js';
+import { startupMessage } from '../../../src/startup.js';
 import { countTenants, createTenant } from '../../../src/domain/tenant/service.js';
 import { carrierBody, loadBody, routes } from '../../factories/records.js';
 import { createTestApp, uniqueSlug } from '../../helpers/app.js';
@@ -258,5 +261,18 @@ describe('readiness', () => {
     } finally {
       await testApp.close();
     }
+  });
+
+  test('the start-up summary, printed after listening, still gives the URLs when the database fails then', async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    await migrate(db.adapterFactory);
+    await db.close();
+    const lines: unknown[] = [];
+    const log = createLogger('warn', { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const startup = await startupMessage(loadConfig({}), db, log, 'http://127.0.0.1:4000');
+    expect(startup.demoApiKey).toBeNull();
+    expect(startup.message).toContain('tms-ingest is running:');
+    expect(startup.message).toContain('http://127.0.0.1:4000/graphql');
+    expect(lines).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('serving anyway') })]);
   });
 });
