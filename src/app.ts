@@ -96,7 +96,13 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useAdminAudit(),
       useDocumentLimits(),
       // Last: a cached answer stops execution, so the plugins above (audit, limits) still see the operation.
-      useResponseCache({ ...deps, ...deps.config.responseCache, versions: dataVersions, count: metrics.countResponseCache }),
+      useResponseCache({
+        ...deps.config.responseCache,
+        events: services.events,
+        logger: deps.logger,
+        versions: dataVersions,
+        count: metrics.countResponseCache,
+      }),
     ],
   });
   // dataVersions: the response cache's per-tenant versions (tests wait on them for notifications).

@@ -20,8 +20,7 @@
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { Database } from '../db/database.js';
-import { loadEventsChannel } from '../domain/events/live.js';
+import type { LoadEventHub } from '../domain/events/live.js';
 import type { Logger } from '../logger.js';
 import type { RequestContext } from './context.js';
 
@@ -62,7 +61,8 @@ interface Entry {
 }
 
 export interface ResponseCacheOptions {
-  db: Database;
+  /** The instance's change-event listener (its NOTIFYs bring other instances' writes). */
+  events: Pick<LoadEventHub, 'watch'>;
   logger: Logger;
   versions: DataVersions;
   /** Longest an answer is served without a recomputation (`RESPONSE_CACHE_TTL_MS`; 0 turns the cache off). */
@@ -73,7 +73,7 @@ export interface ResponseCacheOptions {
   count?: (outcome: CacheOutcome) => void;
 }
 
-export function useResponseCache({ db, logger, versions, ttlMs, maxBytes, count }: ResponseCacheOptions): Plugin<RequestContext> {
+export function useResponseCache({ events, logger, versions, ttlMs, maxBytes, count }: ResponseCacheOptions): Plugin<RequestContext> {
   if (ttlMs <= 0) return {};
   const entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   /**
@@ -85,17 +85,12 @@ export function useResponseCache({ db, logger, versions, ttlMs, maxBytes, count 
   let listening: Promise<unknown> | null = null;
 
   /** Another instance's writes reach this one through the sequencing passes' NOTIFY. */
+  const observer = { changed: versions.bump, reconnected: versions.bumpAll };
   const listen = () => {
-    listening ??= db
-      .listen(
-        loadEventsChannel,
-        (tenantId) => versions.bump(tenantId),
-        () => versions.bumpAll(),
-      )
-      .catch((error: unknown) => {
-        listening = null;
-        logger.warn({ err: error }, 'response cache: listening for change events failed; retrying with the next stored answer');
-      });
+    listening ??= events.watch(observer).catch((error: unknown) => {
+      listening = null;
+      logger.warn({ err: error }, 'response cache: listening for change events failed; retrying with the next stored answer');
+    });
     return listening;
   };
 

@@ -36,6 +36,11 @@ interface Waiter {
 
 export type LoadEventHub = ReturnType<typeof createLoadEventHub>;
 
+export interface ChangeObserver {
+  changed(tenantId: string): void;
+  reconnected(): void;
+}
+
 export function createLoadEventHub({ db, sequencer, logger, maxSubscriptionsPerTenant, pollIntervalMs = 30_000 }: LoadEventHubOptions) {
   const waiters = new Map<string, Set<Waiter>>();
   let listening: Promise<unknown> | null = null;
@@ -46,14 +51,24 @@ export function createLoadEventHub({ db, sequencer, logger, maxSubscriptionsPerT
   const wakeAll = () => {
     for (const tenantId of waiters.keys()) wakeTenant(tenantId);
   };
+  /** Others told of each notification on the same connection (the response cache). */
+  const observers = new Set<ChangeObserver>();
 
-  /** Starts listening on first use; a failed start is retried by the next subscriber. */
+  /** Starts listening on first use; a failed start is retried by the next subscriber or watcher. */
   function ensureListening() {
     listening ??= db
-      .listen(loadEventsChannel, wakeTenant, () => {
-        logger.warn('load_events listener reconnected; re-reading subscriptions');
-        wakeAll();
-      })
+      .listen(
+        loadEventsChannel,
+        (tenantId) => {
+          wakeTenant(tenantId);
+          for (const observer of observers) observer.changed(tenantId);
+        },
+        () => {
+          logger.warn('load_events listener reconnected; re-reading subscriptions');
+          wakeAll();
+          for (const observer of observers) observer.reconnected();
+        },
+      )
       .catch((error) => {
         listening = null;
         throw error;
@@ -140,6 +155,15 @@ export function createLoadEventHub({ db, sequencer, logger, maxSubscriptionsPerT
 
   return {
     subscribe,
+    /**
+     * Tells `observer` of every tenant whose events a sequencing pass numbered (any instance), and of a
+     * reconnected listener (notifications meanwhile lost); resolves once listening (one connection
+     * for the subscriptions and every observer).
+     */
+    watch(observer: ChangeObserver): Promise<unknown> {
+      observers.add(observer);
+      return ensureListening();
+    },
     /** Open subscriptions of a tenant on this instance. */
     openSubscriptions: (tenantId: string) => waiters.get(tenantId)?.size ?? 0,
     /** Ends every open subscription (their streams complete): graceful shutdown. */
