@@ -463,12 +463,16 @@ const boardSelection = /* GraphQL */ `
 
 /** The two load-board documents: the issue's board, and the README's dashboard (issue 8's order and filters). */
 const boardQueries = [
-  { scenario: 'load-board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
+  { scenario: 'load-board', label: 'load board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
   {
     scenario: 'load-board-dashboard',
+    label: 'dashboard (ACTIVITY_DESC, activitySince, city)',
     document: `query LoadBoard { loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "${new Date(Date.now() - 6 * 3_600_000).toISOString()}", city: "chicago" }) { ${boardSelection} } }`,
   },
 ] as const;
+
+/** Each board runs as deployed (answers shared through the response cache), then with every answer computed. */
+const boardTargets = ['service', 'service, Cache-Control: no-cache'] as const;
 
 const graphqlErrors = (text: string) => {
   const body = JSON.parse(text) as { errors?: unknown[]; data?: { loads?: { edges?: unknown[] } } };
@@ -699,7 +703,7 @@ async function main() {
       // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
       // with every answer computed (`Cache-Control: no-cache`).
       for (const { scenario, document } of boardQueries) {
-        for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
+        for (const target of boardTargets) {
           const board: Load = {
             path: '/graphql',
             headers: { 'content-type': 'application/json', 'x-api-key': syncKey, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
@@ -771,11 +775,11 @@ function report(database: string) {
   const sync = find('first-sync', 'service');
   if (sync)
     targets.push({ target: 'first sync ≥ 10,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 10_000 });
-  for (const { scenario } of boardQueries) {
-    for (const target of ['service', 'service, Cache-Control: no-cache'] as const) {
+  for (const { scenario, label: name } of boardQueries) {
+    for (const target of boardTargets) {
       const row = find(scenario, target);
       if (!measured(row)) continue;
-      const label = `${scenario === 'load-board' ? 'load board' : 'dashboard (ACTIVITY_DESC, activitySince, city)'} p99 ≤ 50 ms at ${options.graphqlConnections} connections`;
+      const label = `${name} p99 ≤ 50 ms at ${options.graphqlConnections} connections`;
       targets.push({ target: target === 'service' ? label : `${label}, every answer computed (no-cache)`, measured: `${row.p99Ms} ms`, met: row.p99Ms <= 50 });
     }
   }
