@@ -1,10 +1,12 @@
 // ESLint flat config: typescript-eslint's recommended type-checked rules over src, test and bench.
 // Formatting is Prettier's job (npm run format); dead code is ts-unused-exports' and depcheck's (npm run lint).
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/db/generated/', 'bench/results/', 'coverage/', 'data/'] },
+  { ignores: ['node_modules/', 'dist*/', 'src/db/generated/', 'bench/results/', 'coverage/', 'data/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
@@ -20,6 +22,15 @@ export default tseslint.config(
       // Flags every destructured Yoga hook payload (`onRequest({ endResponse })`) and our closure-based
       // objects, none of which use `this`; the rule cannot tell them from real unbound methods.
       '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // The console's browser script (served as is, no build step): plain JavaScript, not in the TypeScript project.
+    files: ['src/console/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(['window', 'document', 'location', 'navigator', 'sessionStorage', 'fetch', 'Node'].map((name) => [name, 'readonly'])),
     },
   },
   {
@@ -40,6 +51,48 @@ export default tseslint.config(
     rules: {
       // Vitest fixtures must destructure their first argument, even when they use no other fixture.
       'no-empty-pattern': 'off',
+    },
+  },
+  {
+    // The dependency rule (docs/explanation/dependency-rule.md): imports point one way, so no module
+    // reaches itself through its imports, type-only imports included.
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // no-cycle skips type-only imports; the layer zones below hold for every import, types included.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: './src/db',
+              from: ['./src/domain', './src/graphql', './src/http', './src/limits', './src/cli', './src/demo'],
+              message: 'db is the bottom layer.',
+            },
+            { target: './src/limits', from: ['./src/graphql', './src/http', './src/cli'], message: 'limits decide; the transports apply them.' },
+            {
+              target: './src/domain/**/!(graphql|*-graphql).ts',
+              from: ['./src/graphql', './src/http', './src/cli', './src/demo'],
+              message: "a domain module's core knows no transport (its GraphQL adapter is its graphql.ts).",
+            },
+            {
+              target: ['./src/graphql', './src/domain/**/*graphql.ts'],
+              from: ['./src/http', './src/cli'],
+              message: 'the GraphQL transport does not reach into REST.',
+            },
+            {
+              target: './src/domain/registry.ts',
+              from: './src/domain/**',
+              except: ['**/src/domain/*/schema.ts'],
+              message: "the registry reads only the kinds' declarations, so every layer may import it.",
+            },
+            { target: './src/http', from: './src/graphql', except: ['./context.ts'], message: 'REST shares only the request context with GraphQL.' },
+          ],
+        },
+      ],
     },
   },
   { files: ['**/*.js'], extends: [tseslint.configs.disableTypeChecked] },

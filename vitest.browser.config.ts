@@ -10,5 +10,6 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     env: { NODE_ENV: 'test' },
+    globalSetup: ['test/setup/template.ts'],
   },
 });

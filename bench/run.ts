@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the service over HTTP, as a user runs it, against a floor measured in the same run.
  *
- * Starts the service in its own process (`node --import tsx src/main.ts`, PORT=0) on a scratch
+ * Builds dist/ (`npm run build`), then starts the compiled service in its own process (`node
+ * --enable-source-maps dist/main.js`, what `npm start` runs; PORT=0) on a scratch
  * PostgreSQL database (a fresh database on the server of DATABASE_URL, dropped at the end) or, without
  * DATABASE_URL, on PGlite in a temporary DATA_DIR; tenants are created beforehand with the tenant CLI.
  * autocannon drives it from this process over 127.0.0.1. The single load upsert also runs, with the
@@ -16,12 +17,14 @@
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { boardQueries } from './board-queries.js';
 import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
@@ -100,6 +103,8 @@ const only = new Set<ScenarioName>(
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'tms-bench-'));
 const nodeTsx = ['--import', 'tsx'];
+/** The service and its CLI run compiled, as `npm start` runs them (built at the start of every run). */
+const compiled = (file: string) => ['--enable-source-maps', join(root, 'dist', file)];
 
 // ---------------------------------------------------------------------------------------------
 // Databases and tenants
@@ -202,7 +207,7 @@ async function settle(target: Target) {
 
 /** Creates a tenant with the tenant CLI (applying migrations first) and returns its API key. */
 async function createTenant(target: Target, slug: string, extra: string[] = []): Promise<string> {
-  const out = await run(process.execPath, [...nodeTsx, join(root, 'src/cli/tenant.ts'), 'create', slug, '--name', `Bench ${slug}`, '--json', ...extra], {
+  const out = await run(process.execPath, [...compiled('cli/tenant.js'), 'create', slug, '--name', `Bench ${slug}`, '--json', ...extra], {
     ...process.env,
     ...target.env,
     LOG_LEVEL: 'silent',
@@ -447,30 +452,6 @@ async function bulkAvailable(server: Started, apiKey: string): Promise<boolean> 
 // ---------------------------------------------------------------------------------------------
 // The load board
 
-/** The board's selection: each load with its legs, carriers, stops and latest update. */
-const boardSelection = /* GraphQL */ `
-    totalCount
-    pageInfo { hasNextPage endCursor }
-    edges { node {
-      permalink tmsId status phase customerName bolNumber poNumber tmsUrl changedAt
-      legs {
-        permalink sequence driverName driverPhone truckNumber trailerNumber
-        carrier { permalink name mcNumber scac }
-        stops { permalink sequence type locationName city state appointmentStart appointmentEnd arrivedAt departedAt }
-      }
-      updates(first: 1) { type occurredAt status phase latitude longitude city state message }
-    } }`;
-
-/** The two load-board documents: the issue's board, and the README's dashboard (issue 8's order and filters). */
-const boardQueries = [
-  { scenario: 'load-board', label: 'load board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
-  {
-    scenario: 'load-board-dashboard',
-    label: 'dashboard (ACTIVITY_DESC, activitySince, city)',
-    document: `query LoadBoard { loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "${new Date(Date.now() - 6 * 3_600_000).toISOString()}", city: "chicago" }) { ${boardSelection} } }`,
-  },
-] as const;
-
 /** Each board runs as deployed (answers shared through the response cache), then with every answer computed. */
 const boardTargets = ['service', 'service, Cache-Control: no-cache'] as const;
 
@@ -482,6 +463,7 @@ const graphqlErrors = (text: string) => {
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
   const database = process.env.DATABASE_URL ? 'postgres' : 'pglite';
   console.error(
     `tms-ingest bench on ${database}; work directory ${work}; load average ${loadavg()
@@ -525,7 +507,7 @@ async function main() {
     const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const service = await startServer(
       process.execPath,
-      [...profileArgs, ...nodeTsx, join(root, 'src/main.ts')],
+      [...profileArgs, ...compiled('main.js')],
       {
         ...process.env,
         ...serviceDb.env,
@@ -551,7 +533,7 @@ async function main() {
       await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
       await seedSingle(service, routes.load, svcKey, baseline.loads, (i) => data.load('svc', i));
       await seedSingle(service, routes.leg, svcKey, baseline.loads, (i) => data.leg('svc', i, 1, baseline.carriers));
-      // Measured on settled statistics: see settle() and README "Performance".
+      // Measured on settled statistics: see settle() and docs/explanation/performance.md.
       await settle(serviceDb);
     }
     const hasBulk = await bulkAvailable(service, svcKey);

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-npx tsx src/http/print-openapi.ts "$dir/openapi.json"
+npx tsx src/cli/print-openapi.ts "$dir/openapi.json"
 # The ignore file names the document by its path relative to the config: lint both side by side.
 cp redocly.yaml .redocly.lint-ignore.yaml "$dir/"
 

@@ -14,6 +14,7 @@ import { useRestApi } from './http/plugin.js';
 import { clientAddress, useLimits } from './http/limits.js';
 import { createLimits } from './limits/limits.js';
 import { pageRoutes, useDocsPages } from './http/pages.js';
+import { consoleRoutes, useConsole } from './http/console.js';
 import { requestIdOf, useRequestId } from './http/request-id.js';
 import { toAppError } from './errors.js';
 import { createRequestScope, type AppDeps, type Services } from './context.js';
@@ -37,7 +38,7 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes] });
+  const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes, ...consoleRoutes] });
   const dataVersions = createDataVersions();
   const sequencer = createEventSequencer({ ...deps, onCommitted: dataVersions.bump });
   const services: Services = {
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useLimits(services.limits, deps.config.limits.clientAddressHeader),
       useReadiness(deps.db),
       useDocsPages(),
+      useConsole(),
       useRestApi(restRoutes, services),
       useCORS(),
       useAdminAudit(),

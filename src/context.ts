@@ -21,6 +21,8 @@ export interface Authenticator {
   authenticateTenant(apiKey: string | null): Promise<TenantRef>;
   /** A tenant, or the admin with the tenant named by `X-Tenant` (GraphQL). */
   authenticate(apiKey: string | null, tenantSlug: string | null): Promise<Actor>;
+  /** Drops this instance's cached keys of the tenant, so a revoked key or a new rate limit applies at once. */
+  forgetTenant(slug: string): void;
 }
 
 /** The long-lived parts of the app, given to createApp (tests build their own). */

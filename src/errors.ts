@@ -100,6 +100,21 @@ function isTransientConflict(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True for PostgreSQL's refusals of the data a statement carried: data exceptions (class 22, such as
+ * a value out of range), integrity constraint violations (23) and program limits (54, such as an
+ * index row too large). Those are caused by one record; others (a missing table, a permission) are
+ * faults of the whole statement.
+ */
+export function isDataRefusal(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown };
+    if (typeof code === 'string' && /^(22|23|54)[0-9A-Z]{3}$/.test(code)) return true;
+    e = cause;
+  }
+  return false;
+}
+
 /** Maps anything thrown to a contract error: AppError as is, database outages to 503, else 500. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;

@@ -8,10 +8,11 @@ import { createServer, type Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError, openDatabase } from './db/database.js';
-import { migrate } from './db/migrate.js';
+import { migrateIfPending } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
 import { describeSeed, seedDemoData } from './demo/seed.js';
@@ -29,7 +30,7 @@ const listen = (server: Server, port: number, host: string) =>
 async function migrateAlone(url: string): Promise<string[]> {
   const db = await openDatabase({ url, dataDir: '', poolSize: 1 });
   try {
-    return await migrate(db.adapterFactory);
+    return await migrateIfPending(db);
   } finally {
     await db.close();
   }
@@ -72,8 +73,12 @@ async function main() {
   // engine's advisory lock is session-scoped, and on a shared pool its unlock could land on another
   // connection, leaving the lock held (a second instance could then never start).
   const applied = config.db.url ? await migrateAlone(config.db.url) : null;
-  const db = await openDatabase({ ...config.db, onPoolError: (err) => logger.warn({ err }, 'database connection lost (the pool replaces it)') });
-  const migrated = applied ?? (await migrate(db.adapterFactory));
+  const db = await openDatabase({
+    ...config.db,
+    onPoolError: (err) => logger.warn({ err }, 'database connection lost (the pool replaces it)'),
+    onLockTakenOver: (message) => logger.warn(message),
+  });
+  const migrated = applied ?? (await migrateIfPending(db));
   if (migrated.length) logger.info({ applied: migrated }, 'applied migrations');
 
   const recorder = createIngestRecorder({ db, clock: systemClock, logger, flushIntervalMs: config.ingest.flushIntervalMs });
@@ -102,7 +107,13 @@ async function main() {
     },
     (req, res) => void app(req, res),
   );
-  const { port } = await listen(server, config.http.port, config.http.host);
+  answerClientErrors(server, logger);
+  const { port } = await listen(server, config.http.port, config.http.host).catch(async (error: unknown) => {
+    // A start that cannot listen (port in use) exits 1: it releases the database first, so the next
+    // start finds no lock to take over.
+    await db.close().catch(() => {});
+    throw error;
+  });
   const base = `http://localhost:${port}`;
   logger.info({ port, database: db.kind }, `tms-ingest listening on ${base}`);
   let stopping = false;

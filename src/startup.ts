@@ -12,6 +12,7 @@ const demoSlug = 'demo';
 
 function urls(base: string) {
   return `  API:            ${base}/api/v1   (start page: ${base}/)
+  Console:        ${base}/console
   GraphiQL:       ${base}/graphql
   API reference:  ${base}/api/v1/docs   (OpenAPI: ${base}/api/v1/openapi.json)
   Health:         ${base}/healthz   ${base}/readyz

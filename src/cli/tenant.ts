@@ -9,7 +9,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { DatabaseInUseError, openDatabase, type Database } from '../db/database.js';
-import { migrate } from '../db/migrate.js';
+import { migrateIfPending } from '../db/migrate.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { ingestSources, type IngestSourceName } from '../domain/ingest-health/events.js';
 import { listStatusMappings, phases, setStatusMapping } from '../domain/status-mapping/service.js';
@@ -314,7 +314,7 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   const db = await openDatabase(config.db);
   try {
-    const applied = await migrate(db.adapterFactory);
+    const applied = await migrateIfPending(db);
     if (applied.length) console.error(`Applied migrations: ${applied.join(', ')}`);
     await work(db, out);
     return exitCode.ok;

@@ -89,16 +89,24 @@ export interface DatabaseOptions {
   url?: string;
   /** PGlite data directory; `memory://` keeps it in memory (tests). */
   dataDir: string;
+  /** PGlite only: start from this dumped data directory (`dumpDataDir()`; tests load a migrated template). */
+  loadDataDir?: Blob;
   /** PostgreSQL pool size. */
   poolSize?: number;
   /** Called when an idle pooled connection fails (the pool replaces it); default: a line on stderr. */
   onPoolError?: (error: Error) => void;
+  /**
+   * Called when the embedded database's lock was left by a process that is gone (a crash, SIGKILL) and
+   * this one took it over; default: one line on stderr.
+   */
+  onLockTakenOver?: (message: string) => void;
 }
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database under `dataDir`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const onPoolError = options.onPoolError ?? ((error: Error) => console.error(`Database connection lost: ${error.message}`));
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10, onPoolError) : openPglite(options.dataDir);
+  const onLockTakenOver = options.onLockTakenOver ?? ((message: string) => console.error(message));
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10, onPoolError) : openPglite(options.dataDir, onLockTakenOver, options.loadDataDir);
 }
 
 /** Quotes a channel name as an SQL identifier. */
@@ -240,9 +248,10 @@ const isAlive = (pid: number) => {
 
 /**
  * PGlite admits one process at a time and does not guard its directory itself: a lock file with the
- * owner's pid does (a lock left by a dead process is taken over).
+ * owner's pid does (a lock left by a dead process is taken over, and `onTakenOver` says so: that
+ * process did not stop cleanly).
  */
-function lockDataDir(dataDir: string): () => void {
+function lockDataDir(dataDir: string, onTakenOver: (message: string) => void): () => void {
   const path = join(dataDir, 'tms-ingest.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -257,19 +266,27 @@ function lockDataDir(dataDir: string): () => void {
         throw new DatabaseInUseError(`The embedded database in ${dataDir} is in use by process ${owner} (is the server running?). Stop it and try again.`);
       }
       rmSync(path, { force: true });
+      onTakenOver(`The previous run${owner ? ` (process ${owner})` : ''} did not stop cleanly: took over its lock on the embedded database in ${dataDir}.`);
     }
   }
   throw new DatabaseInUseError(`Could not lock the embedded database in ${dataDir}.`);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+/**
+ * PGlite's defaults, with a 16 MB buffer cache instead of PostgreSQL's 128 MB: that cache lives in the
+ * process's WebAssembly memory, and a smaller one takes about 140 MB off the service's resident memory
+ * (measured, docs/guides/production-build.md). The data directory's files stay in the OS page cache.
+ */
+const pgliteStartParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+async function openPglite(dataDir: string, onLockTakenOver: (message: string) => void, loadDataDir?: Blob): Promise<Database> {
   const inMemory = dataDir.startsWith('memory://');
   let unlock = () => {};
   if (!inMemory) {
     mkdirSync(dataDir, { recursive: true });
-    unlock = lockDataDir(dataDir);
+    unlock = lockDataDir(dataDir, onLockTakenOver);
   }
-  const pglite = await PGlite.create(dataDir).catch((error) => {
+  const pglite = await PGlite.create(dataDir, { startParams: pgliteStartParams, loadDataDir }).catch((error) => {
     unlock();
     throw error;
   });

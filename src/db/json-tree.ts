@@ -8,19 +8,10 @@
  * Only the arguments the read side plans are understood (relations by foreign key, `orderBy` on
  * scalar fields, `take`, `where` of `field: null` / `field: { not: null }`); anything else makes
  * `compileTree` answer null and the caller asks Prisma instead. Every nested relation is filtered
- * on the tenant as well as on its key.
+ * on the tenant as well as on its key. The models a tree may reach, with their tables, are the
+ * caller's (`treeCompiler(tables)`; the domain derives them from the record-kind registry).
  */
 import { getDatamodel } from './generated/pothos-types.js';
-
-/** The models a tree may reach, with their tables (columns are the snake_case of the field names). */
-const tables: Readonly<Record<string, string>> = {
-  Load: 'loads',
-  LoadLeg: 'load_legs',
-  Carrier: 'carriers',
-  Stop: 'stops',
-  LoadUpdate: 'load_updates',
-  PhaseChange: 'phase_changes',
-};
 
 interface Field {
   name: string;
@@ -76,22 +67,96 @@ function orderSql(model: string, orderBy: unknown, alias: string, needed: Set<st
   });
 }
 
-/** `where` of a nested relation: `{ field: null }` and `{ field: { not: null } }` only. */
-function whereSql(model: string, where: unknown, alias: string): string[] {
-  if (where === undefined) return [];
+/**
+ * A Prisma `where` as one SQL condition on the row at `alias`, with Prisma's matching: `AND` / `OR`,
+ * scalars by value (`field: value`, `null`) or by `equals` / `in` / `gte` / `gt` / `lte` / `lt` /
+ * `contains` / `not: null` (`mode: 'insensitive'` compares with `ILIKE`, as Prisma does on
+ * PostgreSQL), relations by `some` (to-many) and `is` (to-one), each filtered on the tenant as well.
+ * Anything else is unsupported.
+ */
+function conditionSql(model: string, alias: string, where: unknown, ctx: Context): string {
   if (!isObject(where)) throw unsupported;
-  return Object.entries(where).map(([name, value]) => {
-    const field = models[model]!.fields.find((f) => f.name === name);
-    if (!field || field.kind === 'object') throw unsupported;
-    const column = `${alias}.${quote(columnOf(name))}`;
-    if (value === null) return `${column} IS NULL`;
-    if (isObject(value) && Object.keys(value).length === 1 && value.not === null) return `${column} IS NOT NULL`;
-    throw unsupported;
+  const parts = Object.entries(where).map(([key, value]) => {
+    if (key === 'AND' || key === 'OR') {
+      const list = (Array.isArray(value) ? value : [value]).map((inner) => conditionSql(model, alias, inner, ctx));
+      if (!list.length) return key === 'AND' ? 'true' : 'false';
+      return `(${list.join(key === 'AND' ? ' AND ' : ' OR ')})`;
+    }
+    const field = models[model]!.fields.find((f) => f.name === key);
+    if (!field) throw unsupported;
+    return field.kind === 'object' ? relationCondition(alias, field, value, ctx) : scalarCondition(alias, field, value, ctx);
   });
+  return parts.length ? parts.join(' AND ') : 'true';
 }
 
+function scalarCondition(alias: string, field: Field, value: unknown, ctx: Context): string {
+  const raw = `${alias}.${quote(columnOf(field.name))}`;
+  const column = field.kind === 'enum' ? `${raw}::text` : raw;
+  const param = (v: unknown) => {
+    if (field.type === 'DateTime') return v instanceof Date ? `${ctx.param(v.toISOString())}::timestamptz` : fail();
+    return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? ctx.param(v) : fail();
+  };
+  if (value === null) return `${raw} IS NULL`;
+  if (!isObject(value) || value instanceof Date) return `${column} = ${param(value)}`;
+  const { mode, ...ops } = value;
+  if (mode !== undefined && mode !== 'insensitive' && mode !== 'default') throw unsupported;
+  const insensitive = mode === 'insensitive';
+  const parts = Object.entries(ops).map(([op, operand]) => {
+    switch (op) {
+      case 'equals':
+        return operand === null ? `${raw} IS NULL` : `${column} ${insensitive ? 'ILIKE' : '='} ${param(operand)}`;
+      case 'contains':
+        return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ('%' || ${param(operand)} || '%')`;
+      case 'in':
+        if (!Array.isArray(operand)) throw unsupported;
+        return operand.length ? `${column} IN (${operand.map(param).join(', ')})` : 'false';
+      case 'gte':
+      case 'gt':
+      case 'lte':
+      case 'lt':
+        return `${column} ${{ gte: '>=', gt: '>', lte: '<=', lt: '<' }[op]} ${param(operand)}`;
+      case 'not':
+        if (operand !== null) throw unsupported;
+        return `${raw} IS NOT NULL`;
+      default:
+        throw unsupported;
+    }
+  });
+  if (!parts.length) throw unsupported;
+  return parts.join(' AND ');
+}
+
+/** `relation: { some: … }` (to-many) or `relation: { is: … }` (to-one): a related row of the tenant matches. */
+function relationCondition(alias: string, field: Field, value: unknown, ctx: Context): string {
+  if (!isObject(value) || Object.keys(value).length !== 1) throw unsupported;
+  const [op, inner] = Object.entries(value)[0]!;
+  if (op !== (field.isList ? 'some' : 'is')) throw unsupported;
+  const { table, child, join } = relationJoin(alias, field, ctx);
+  return `EXISTS (SELECT 1 FROM ${quote(table)} ${child} WHERE ${join} AND ${child}.tenant_id = ${ctx.tenantParam} AND ${conditionSql(field.type, child, inner, ctx)})`;
+}
+
+/** The table of a relation's target, a fresh alias for it, and the condition joining it to the row at `alias`. */
+function relationJoin(alias: string, field: Field, ctx: Context): { table: string; child: string; join: string } {
+  const table = ctx.tables[field.type];
+  if (!table) throw unsupported;
+  const child = `t${++ctx.aliases}`;
+  if (field.relationFromFields?.length === 1) {
+    // to-one: this row holds the key
+    return { table, child, join: `${child}.id = ${alias}.${quote(columnOf(field.relationFromFields[0]!))}` };
+  }
+  const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f.relationFromFields?.length === 1);
+  if (!back) throw unsupported;
+  return { table, child, join: `${child}.${quote(columnOf(back.relationFromFields![0]!))} = ${alias}.id` };
+}
+
+/** The models a tree may reach, with their tables (columns are the snake_case of the field names). */
+export type TreeTables = Readonly<Record<string, string>>;
+
 interface Context {
+  tables: TreeTables;
   tenantParam: string;
+  /** Adds a parameter and returns its placeholder (a selection tree takes none: its conditions are `null` checks). */
+  param: (value: unknown) => string;
   aliases: number;
 }
 
@@ -101,7 +166,7 @@ interface Context {
  */
 function selectList(model: string, alias: string, args: Args, ctx: Context, extra: Set<string>): { list: string; decode: Decoder } {
   const fields = models[model]?.fields;
-  if (!fields || !tables[model]) throw unsupported;
+  if (!fields || !ctx.tables[model]) throw unsupported;
   for (const key of Object.keys(args)) if (!['select', 'include', 'orderBy', 'take', 'where', 'skip'].includes(key)) throw unsupported;
   if (args.select !== undefined && args.include !== undefined) throw unsupported;
   const picked: Args = isObject(args.select) ? args.select : isObject(args.include) ? args.include : {};
@@ -151,19 +216,8 @@ const fail = (): never => {
 /** One relation of the row at `alias`: a JSON array (to-many) or object / null (to-one). */
 function relationSql(model: string, alias: string, field: Field, args: Args, ctx: Context): CompiledTree {
   const target = field.type;
-  const table = tables[target];
-  if (!table) throw unsupported;
-  const child = `t${++ctx.aliases}`;
+  const { table, child, join } = relationJoin(alias, field, ctx);
   const row = `r${ctx.aliases}`;
-  let join: string;
-  if (field.relationFromFields?.length === 1) {
-    // to-one: this row holds the key
-    join = `${child}.id = ${alias}.${quote(columnOf(field.relationFromFields[0]!))}`;
-  } else {
-    const back = models[target]!.fields.find((f) => f.relationName === field.relationName && f.relationFromFields?.length === 1);
-    if (!back) throw unsupported;
-    join = `${child}.${quote(columnOf(back.relationFromFields![0]!))} = ${alias}.id`;
-  }
   if (!field.isList) {
     if (args.orderBy !== undefined || args.take !== undefined || args.where !== undefined || args.skip !== undefined) throw unsupported;
     const { list, decode } = selectList(target, child, args, ctx, new Set());
@@ -178,7 +232,7 @@ function relationSql(model: string, alias: string, field: Field, args: Args, ctx
   const sortKeys = new Set<string>();
   const inner = orderSql(target, args.orderBy, child, sortKeys);
   const outer = orderSql(target, args.orderBy, row, new Set(), true);
-  const where = [join, `${child}.tenant_id = ${ctx.tenantParam}`, ...whereSql(target, args.where, child)];
+  const where = [join, `${child}.tenant_id = ${ctx.tenantParam}`, ...(args.where === undefined ? [] : [conditionSql(target, child, args.where, ctx)])];
   const { list, decode } = selectList(target, child, args, ctx, sortKeys);
   // The outer ORDER BY reads the JSON row's own columns (the sort keys are always selected), so the
   // array's order does not depend on how PostgreSQL feeds the aggregate.
@@ -190,21 +244,54 @@ function relationSql(model: string, alias: string, field: Field, args: Args, ctx
 }
 
 /**
- * The SELECT list for rows of `model` at `alias` with the relations and scalars of `args` (Prisma's
- * `include` / `select` form), or null when the tree uses something this reader does not know.
- * `tenantParam` is the SQL parameter holding the tenant id (e.g. `$1`).
+ * The tree compiler over `tables`: the SELECT list for rows of `model` at `alias` with the relations
+ * and scalars of `args` (Prisma's `include` / `select` form), or null when the tree uses something
+ * this reader does not know. `tenantParam` is the SQL parameter holding the tenant id (e.g. `$1`).
  */
-export function compileTree(
-  model: string,
-  alias: string,
-  args: { include?: unknown; select?: unknown },
-  tenantParam: string,
-  extra: readonly string[] = [],
-): { list: string; decode: Decoder } | null {
-  try {
-    return selectList(model, alias, args, { tenantParam, aliases: 0 }, new Set(extra));
-  } catch (error) {
-    if (error === unsupported) return null;
-    throw error;
-  }
+export function treeCompiler(tables: TreeTables) {
+  return function compileTree(
+    model: string,
+    alias: string,
+    args: { include?: unknown; select?: unknown },
+    tenantParam: string,
+    extra: readonly string[] = [],
+  ): { list: string; decode: Decoder } | null {
+    try {
+      return selectList(model, alias, args, { tables, tenantParam, aliases: 0, param: fail }, new Set(extra));
+    } catch (error) {
+      if (error === unsupported) return null;
+      throw error;
+    }
+  };
+}
+
+/** Whether the Prisma datamodel has `model` with a tenant key (every table a tree reads is filtered on it). */
+export const isTenantModel = (model: string) => Boolean(models[model]?.fields.some((field) => field.name === 'tenantId'));
+
+/**
+ * The where compiler over `tables`: a Prisma `where` of `model` (see `conditionSql` for what it
+ * understands) as one SQL condition on the row at `alias`. What it does not understand is a fault of
+ * the caller's definition, thrown (never a silent fallback). `param` adds a parameter and returns its placeholder.
+ */
+export function whereCompiler(tables: TreeTables) {
+  return function compileWhere(model: string, alias: string, where: unknown, tenantParam: string, param: (value: unknown) => string): string {
+    try {
+      return conditionSql(model, alias, where, { tables, tenantParam, aliases: 0, param });
+    } catch (error) {
+      if (error === unsupported) throw new Error(`json-tree: a ${model} where the SQL compiler does not know: ${JSON.stringify(where)}`, { cause: error });
+      throw error;
+    }
+  };
+}
+
+/** The keys of a Prisma `orderBy` of `model` (scalar fields, one per entry), with their columns and directions. */
+export function orderKeys(model: string, orderBy: readonly Record<string, unknown>[]): { field: string; column: string; direction: 'ASC' | 'DESC' }[] {
+  return orderBy.map((entry) => {
+    const [name, sort] = Object.entries(entry)[0] ?? [];
+    const field = models[model]?.fields.find((f) => f.name === name);
+    if (!field || field.kind === 'object' || (sort !== 'asc' && sort !== 'desc') || Object.keys(entry).length !== 1) {
+      throw new Error(`json-tree: an orderBy of ${model} the SQL compiler does not know: ${JSON.stringify(entry)}`);
+    }
+    return { field: field.name, column: columnOf(field.name), direction: sort === 'asc' ? 'ASC' : 'DESC' };
+  });
 }

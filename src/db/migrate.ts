@@ -1,6 +1,6 @@
 /**
  * Applies prisma/migrations with Prisma's WebAssembly schema engine (the native engine cannot be
- * downloaded here; see README "Database"). Records them in `_prisma_migrations`, exactly as
+ * downloaded here; see docs/decisions/0008-migrations-with-the-wasm-schema-engine.md). Records them in `_prisma_migrations`, exactly as
  * `prisma migrate deploy` does, so the Prisma CLI keeps working on the same database.
  *
  * As a script (`npm run db:migrate`): applies pending migrations to DATABASE_URL (or DATA_DIR).
@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+import type { Database } from './database.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const migrationsDir = join(root, 'prisma/migrations');
@@ -69,6 +70,23 @@ function listMigrations(): MigrationList {
 }
 
 const noFilters = { externalTables: [], externalEnums: [] };
+
+/**
+ * `migrate`, unless `_prisma_migrations` already records every migration as finished (the usual
+ * restart): then one query, and the schema engine (a WebAssembly module of some 30 MB that stays loaded
+ * for the life of the process, and seconds of start-up on a busy machine) is never loaded.
+ */
+export async function migrateIfPending(db: Database): Promise<string[]> {
+  let rows: { migration_name: string; finished: boolean }[];
+  try {
+    rows = await db.sql.query('SELECT migration_name, finished_at IS NOT NULL AS finished FROM _prisma_migrations WHERE rolled_back_at IS NULL', []);
+  } catch {
+    return migrate(db.adapterFactory); // no migration table yet (a fresh database)
+  }
+  const finished = new Set(rows.filter((row) => row.finished).map((row) => row.migration_name));
+  const upToDate = rows.every((row) => row.finished) && listMigrations().migrationDirectories.every(({ path }) => finished.has(path));
+  return upToDate ? [] : migrate(db.adapterFactory);
+}
 
 /** Applies every pending migration; returns the names of those just applied. */
 export async function migrate(adapterFactory: SqlMigrationAwareDriverAdapterFactory): Promise<string[]> {

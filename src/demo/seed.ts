@@ -1,18 +1,22 @@
 /**
  * A small, realistic data set for a tenant, posted through the public API only (REST for records,
  * GraphQL's `setStatusMapping` for the mapping), so it exercises exactly what a TMS would: a status
- * mapping, carriers, one load in every phase (plus one whose status is not mapped) with legs, stops,
+ * mapping, carriers, one load in every phase (plus one whose status is not mapped), each placed in time
+ * so that its status is true now (demoLoads), with legs, stops,
  * GPS pings and check calls. Idempotent: a second run answers skipped/duplicate, never an error.
  */
+import { recordSpecOf } from '../domain/registry.js';
+import { restPath } from '../domain/shared/record.js';
 
 /** Sends one request to the service (global `fetch` against a URL, or `app.fetch` in-process). */
 export type Send = (path: string, init: RequestInit) => Promise<Response>;
 
 type Body = Record<string, unknown>;
 
-/** The demo TMS's statuses and the phase each maps to. */
+/** The demo TMS's statuses and the phase each maps to (`Booked` is the README's example status). */
 export const demoStatuses = [
   ['Tendered', 'PLANNED'],
+  ['Booked', 'COVERED'],
   ['Covered', 'COVERED'],
   ['Dispatched', 'DISPATCHED'],
   ['At Pickup', 'AT_PICKUP'],
@@ -22,6 +26,35 @@ export const demoStatuses = [
   ['Invoiced', 'COMPLETED'],
   ['Cancelled', 'CANCELLED'],
 ] as const;
+
+/** How far a load got: 0 tendered, 1 covered, 2 dispatched, 3 at pickup, 4 in transit, 5 at delivery, 6 delivered; -1 cancelled. */
+type Stage = -1 | 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
+/**
+ * One load per status, placed in time so that its status is true now: `pickupIn` is the pickup
+ * appointment in hours from now (the delivery appointment is 30 h after it). Stops are arrived at half
+ * an hour after their appointment and left an hour later, only when the stage says so, and every
+ * arrival, departure, GPS ping and check call lies in the past.
+ */
+const demoLoads: { status: string; stage: Stage; pickupIn: number }[] = [
+  { status: 'Tendered', stage: 0, pickupIn: 72 },
+  { status: 'Booked', stage: 1, pickupIn: 48 },
+  { status: 'Covered', stage: 1, pickupIn: 26 },
+  { status: 'Dispatched', stage: 2, pickupIn: 5 },
+  { status: 'At Pickup', stage: 3, pickupIn: -1 },
+  { status: 'In Transit', stage: 4, pickupIn: -12 },
+  { status: 'At Delivery', stage: 5, pickupIn: -32 },
+  { status: 'Delivered', stage: 6, pickupIn: -54 },
+  { status: 'Invoiced', stage: 6, pickupIn: -150 },
+  { status: 'Cancelled', stage: -1, pickupIn: 40 },
+  // Not in the mapping: shows as UNMAPPED in ingest health.
+  { status: 'Awaiting Docs', stage: 6, pickupIn: -80 },
+];
+
+/** Hours from a stop's appointment to its arrival and departure, and from pickup to delivery appointment. */
+const arriveAfter = 0.5;
+const departAfter = 1.5;
+const transitHours = 30;
 
 const lanes = [
   { from: ['Chicago', 'IL', 41.88, -87.63], to: ['Dallas', 'TX', 32.78, -96.8] },
@@ -45,7 +78,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
   const requests: { path: string; body: Body; source?: string }[] = [];
   for (const c of carriers) {
     requests.push({
-      path: '/api/v1/carriers/upsert',
+      path: restPath(recordSpecOf.carrier),
       body: {
         native_system_carrier_permalink: p(c.id),
         native_system_carrier_id: c.id,
@@ -56,16 +89,15 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
       },
     });
   }
-  const statuses = [...demoStatuses.map(([status]) => status), 'Awaiting Docs'];
-  statuses.forEach((status, i) => {
+  demoLoads.forEach(({ status, stage, pickupIn }, i) => {
     const n = 1001 + i;
     const load = `L${n}`;
     const lane = lanes[i % lanes.length]!;
     const carrier = carriers[i % carriers.length]!;
-    const start = new Date(now.getTime() + (i - 5) * 86_400_000);
-    const progress = i; // how far along: 0 = tendered … 7 = invoiced, 8 = cancelled
+    const pickup = new Date(now.getTime() + pickupIn * 3_600_000);
+    const at = (h: number) => hours(pickup, h);
     requests.push({
-      path: '/api/v1/loads/upsert',
+      path: restPath(recordSpecOf.load),
       source: 'pull',
       body: {
         native_system_load_permalink: p(load),
@@ -78,7 +110,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
     });
     const leg = `G${n}`;
     requests.push({
-      path: '/api/v1/loadlegs/upsert',
+      path: restPath(recordSpecOf.load_leg),
       source: 'pull',
       body: {
         native_system_load_leg_permalink: p(leg),
@@ -86,7 +118,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
         load_leg_sequence: 1,
         native_system_load_id: load,
         native_system_load_permalink: p(load),
-        ...(progress >= 1
+        ...(stage >= 1
           ? { native_system_carrier_permalink: p(carrier.id), native_system_carrier_id: carrier.id, driver_name: ['Sam Ortiz', 'Dana Lee', 'Ray Novak'][i % 3] }
           : {}),
         native_system_reference_number: `LR-${n}`,
@@ -94,11 +126,11 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
       },
     });
     [lane.from, lane.to].forEach(([city, state, latitude, longitude], s) => {
-      const appointment = hours(start, s * 30);
-      const arrived = (s === 0 && progress >= 3 && progress < 8) || (s === 1 && progress >= 5 && progress < 8);
-      const departed = (s === 0 && progress >= 4 && progress < 8) || (s === 1 && progress >= 6 && progress < 8);
+      const appointment = s * transitHours;
+      const arrived = stage >= (s === 0 ? 3 : 5);
+      const departed = stage >= (s === 0 ? 4 : 6);
       requests.push({
-        path: '/api/v1/stops/upsert',
+        path: restPath(recordSpecOf.stop),
         source: 'pull',
         body: {
           native_system_stop_permalink: p(`S${n}-${s + 1}`),
@@ -112,48 +144,61 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
           country: 'US',
           latitude,
           longitude,
-          appointment_start: appointment,
-          appointment_end: hours(start, s * 30 + 2),
-          ...(arrived ? { arrived_at: hours(start, s * 30 + 0.5) } : {}),
-          ...(departed ? { departed_at: hours(start, s * 30 + 1.5) } : {}),
+          appointment_start: at(appointment),
+          appointment_end: at(appointment + 2),
+          ...(arrived ? { arrived_at: at(appointment + arriveAfter) } : {}),
+          ...(departed ? { departed_at: at(appointment + departAfter) } : {}),
           reference_number: `${s === 0 ? 'PU' : 'DEL'}-${n}`,
         },
       });
     });
-    if (progress >= 2 && progress < 8) {
+    if (stage >= 2) {
       const [, , fromLat, fromLng] = lane.from;
       const [, , toLat, toLng] = lane.to;
+      // Pings between leaving the pickup (or, before that, the last three hours) and reaching the
+      // delivery (or now); the position follows the share of the planned transit covered.
+      const nowH = -pickupIn;
+      const from = stage >= 4 ? departAfter : nowH - 3;
+      const to = stage >= 5 ? transitHours + arriveAfter : nowH;
       for (let k = 0; k < 3; k++) {
-        const f = (Math.min(1, (progress - 2) / 4) * (k + 1)) / 3;
+        const t = from + ((to - from) * (k + 1)) / 4;
+        const f = stage >= 4 ? Math.min(1, (t - departAfter) / (transitHours + arriveAfter - departAfter)) : 0;
         requests.push({
-          path: '/api/v1/loadupdates/create',
+          path: restPath(recordSpecOf.load_update),
           source: 'webhook',
           body: {
             native_system_load_update_permalink: p(`U${n}-gps-${k + 1}`),
             native_system_load_permalink: p(load),
             native_system_load_leg_permalink: p(leg),
             update_type: 'gps_ping',
-            occurred_at: hours(start, 1 + k * 6),
+            occurred_at: at(t),
             latitude: Math.round((fromLat + (toLat - fromLat) * f) * 1e4) / 1e4,
             longitude: Math.round((fromLng + (toLng - fromLng) * f) * 1e4) / 1e4,
             source: 'ELD',
           },
         });
       }
+      // The latest check call says what was true when it was made: under way, at the delivery, or delivered.
+      const call =
+        stage <= 4
+          ? { t: nowH - 0.5, status, message: `Driver called in: ${status.toLowerCase()}, on schedule.`, eta: at(transitHours) }
+          : stage === 5
+            ? { t: transitHours + arriveAfter + 0.25, status: 'At Delivery', message: 'Driver called in: at delivery, unloading.', eta: null }
+            : { t: transitHours + departAfter + 0.1, status: 'Delivered', message: 'Driver called in: delivered, POD signed.', eta: null };
       requests.push({
-        path: '/api/v1/loadupdates/create',
+        path: restPath(recordSpecOf.load_update),
         source: 'webhook',
         body: {
           native_system_load_update_permalink: p(`U${n}-call-1`),
           native_system_load_permalink: p(load),
           native_system_load_leg_permalink: p(leg),
           update_type: 'check_call',
-          occurred_at: hours(start, 12),
-          native_system_load_status: status,
-          city: lane.to[0],
-          state: lane.to[1],
-          eta: hours(start, 30),
-          message: `Driver called in: ${status.toLowerCase()}, on schedule.`,
+          occurred_at: at(call.t),
+          native_system_load_status: call.status,
+          // In transit the driver is between cities: no city on the call.
+          ...(stage === 4 ? {} : { city: (stage >= 5 ? lane.to : lane.from)[0], state: (stage >= 5 ? lane.to : lane.from)[1] }),
+          ...(call.eta ? { eta: call.eta } : {}),
+          message: call.message,
           source: 'dispatcher',
         },
       });
@@ -168,14 +213,39 @@ export interface SeedSummary {
   outcomes: Record<string, number>;
 }
 
-/** "9 status mappings; records 57 processed" (what `npm run seed` and `npm start -- --demo-data` print). */
+/** "10 status mappings; records 61 processed" (what `npm run seed` and `npm start -- --demo-data` print). */
 export const describeSeed = ({ mappings, outcomes }: SeedSummary) =>
   `${mappings} status mappings; records ${Object.entries(outcomes)
     .map(([outcome, n]) => `${n} ${outcome}`)
     .join(', ')}`;
 
-/** Posts the data set with `apiKey`; throws on the first answer that is not a 200. */
-export async function seedDemoData(send: Send, apiKey: string, now = new Date()): Promise<SeedSummary> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `send`, waiting out refusals that say "later" as a TMS should: a 503 (overloaded, database away) or
+ * a 429 (rate limited) is sent again after its `Retry-After` (at least a delay that doubles from 250 ms
+ * to 5 s), for up to `patienceMs`; then the last answer is returned. The service's own seed is thus
+ * never lost to its overload shedding on a busy machine.
+ */
+export function retryingLater(send: Send, patienceMs = 300_000): Send {
+  return async (path, init) => {
+    const giveUpAt = Date.now() + patienceMs;
+    for (let backoffMs = 250; ; backoffMs = Math.min(backoffMs * 2, 5_000)) {
+      const res = await send(path, init);
+      if ((res.status !== 503 && res.status !== 429) || Date.now() >= giveUpAt) return res;
+      await res.body?.cancel();
+      const retryAfterMs = Number(res.headers.get('retry-after')) * 1000 || 0;
+      await sleep(Math.min(Math.max(retryAfterMs, backoffMs), Math.max(0, giveUpAt - Date.now())));
+    }
+  };
+}
+
+/**
+ * Posts the data set with `apiKey` (each request retried while the service answers 503 or 429: see
+ * `retryingLater`); throws on the first other answer that is not a 200.
+ */
+export async function seedDemoData(sendOnce: Send, apiKey: string, now = new Date()): Promise<SeedSummary> {
+  const send = retryingLater(sendOnce);
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
   const graphql = async <Data>(query: string, variables: Record<string, unknown> = {}): Promise<Data> => {
     const res = await send('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });

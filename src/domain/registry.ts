@@ -1,24 +1,21 @@
 /**
  * The record kinds, in the order a TMS posts them the first time. Adding a kind: its folder
  * (`domain/<kind>/schema.ts` with `defineRecord`, `graphql.ts` with its object type), its Prisma
- * model with a migration, and one line here. Everything else (ingestion, REST routes, GraphQL
- * mutations, OpenAPI, metrics labels, ingest health's kind enum) is derived from this list.
+ * model with a migration, and one line here. Everything else (ingestion (`ingestions.ts`), REST routes,
+ * GraphQL mutations, OpenAPI, metrics labels, ingest health's kind enum) is derived from this list.
+ * This module imports only the kinds' declarations, so every layer may read it (no import circle).
  */
 import { carrierRecord } from './carrier/schema.js';
 import { loadLegRecord } from './load-leg/schema.js';
 import { loadUpdateRecord } from './load-update/schema.js';
 import { loadRecord } from './load/schema.js';
 import { stopRecord } from './stop/schema.js';
-import { createIngestion, type Ingestion } from './shared/ingest.js';
 
 export const recordSpecs = [carrierRecord, loadRecord, loadLegRecord, stopRecord, loadUpdateRecord] as const;
 
 export type RecordKind = (typeof recordSpecs)[number]['kind'];
 
 export const recordKinds: readonly RecordKind[] = recordSpecs.map((spec) => spec.kind);
-
-/** The ingestion use case of every kind, in registry order (REST routes and GraphQL mutations are built from it). */
-export const ingestions: readonly Ingestion[] = recordSpecs.map((spec) => createIngestion(spec));
 
 /** Each kind's declaration by its name. */
 export const recordSpecOf = Object.fromEntries(recordSpecs.map((spec) => [spec.kind, spec])) as {

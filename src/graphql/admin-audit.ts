@@ -1,6 +1,7 @@
 /**
- * Support engineers' reads are logged (api-contract.md D: "Admin access is logged"): one line per
- * operation made with the admin key, with the tenant it read (X-Tenant) and the operation's name.
+ * Support engineers' access is logged (api-contract.md D: "Admin access is logged"): one line per
+ * operation made with the admin key, with the tenant it read (X-Tenant) and the operation's name, and
+ * one `admin change` line per tenant administration mutation that succeeded, with what it changed.
  */
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -18,4 +19,14 @@ export function useAdminAudit(): Plugin<RequestContext> {
       );
     },
   };
+}
+
+/**
+ * Writes the admin audit line of a tenant administration mutation that succeeded (api-contract.md E:
+ * "Each is written to the admin audit log"). `change` names what changed; never a key. Changes made
+ * with a tenant's own key (its status mapping) are not admin actions and are not logged here.
+ */
+export function auditAdminChange(ctx: RequestContext, action: string, change: Record<string, unknown>) {
+  if (ctx.actor.kind !== 'admin') return;
+  ctx.log.info({ admin: true, action, ...change }, 'admin change');
 }

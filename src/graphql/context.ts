@@ -27,7 +27,7 @@ export function writableTenantOf(ctx: RequestContext): TenantRef {
   return ctx.actor.tenant;
 }
 
-/** Only the support engineers' key (ADMIN_API_KEY) passes. */
+/** Only the support engineers' key (ADMIN_API_KEY) passes: listing and administering tenants. */
 export function assertAdmin(ctx: RequestContext) {
-  if (ctx.actor.kind !== 'admin') throw forbidden('Only the admin key (ADMIN_API_KEY) may list tenants.');
+  if (ctx.actor.kind !== 'admin') throw forbidden('Only the admin key (ADMIN_API_KEY) may list or administer tenants.');
 }

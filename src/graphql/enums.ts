@@ -3,6 +3,7 @@
  * types use one GraphQL enum per name (a stop's `type` and `StopInput.stop_type` are both `StopType`).
  */
 import { Phase as Phases, type Phase } from '../db/generated/prisma/enums.js';
+import type { IngestSourceName } from '../domain/ingest-health/events.js';
 import { builder } from './builder.js';
 
 const phaseDescriptions: Record<keyof typeof Phases, string> = {
@@ -24,6 +25,15 @@ export const PhaseEnum = builder.enumType('Phase', {
     Phase,
     { value: Phase; description: string }
   >,
+});
+
+export const IngestSourceEnum = builder.enumType('IngestSource', {
+  description: 'The ingestion path a request came by, from its `Service-Ingest-Source` header.',
+  values: {
+    PULL: { value: 'pull', description: 'The TMS integration polls the TMS and posts what it finds (`Service-Ingest-Source: pull`).' },
+    WEBHOOK: { value: 'webhook', description: 'The TMS pushed a change as it happened (`Service-Ingest-Source: webhook`).' },
+    UNSPECIFIED: { value: 'unspecified', description: 'Requests without a `Service-Ingest-Source` header.' },
+  } satisfies Record<string, { value: IngestSourceName; description: string }>,
 });
 
 const enums = new Map<string, { values: Record<string, string>; ref: ReturnType<typeof createEnum> }>();

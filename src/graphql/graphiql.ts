@@ -1,4 +1,3 @@
-import { css, editorWorkerService, favicon, graphqlWorker, js, jsonWorker } from '@graphql-yoga/render-graphiql/graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 
 /** What GraphiQL (GET /graphql in a browser) opens with: a query a newcomer can run as is. */
@@ -38,28 +37,46 @@ export const graphiqlOptions: GraphiQLOptions = {
   defaultQuery: graphiqlDefaultQuery,
   // The page loads without a key; each request sends the one entered in the headers pane.
   headers: JSON.stringify({ 'X-API-Key': apiKeyPlaceholder }, null, 2),
-  shouldPersistHeaders: true,
+  // Headers stay out of localStorage (GraphiQL would keep the key there for good); the key typed
+  // lives in sessionStorage only (keyHandling).
+  shouldPersistHeaders: false,
 };
 
 /** `JSON.stringify` that is safe inside an inline `<script>`. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 /**
- * The browser side of the key handling. The key typed into the headers pane is kept in localStorage
- * (so a new GraphiQL tab or browser tab starts with it) and, once it changes, the schema is fetched
- * again: introspection needs a key, so the first fetch (without one) fails.
+ * The browser side of the key handling (issue 20). GraphiQL's requests pass through `fetch`, wrapped
+ * here: a request whose X-API-Key is missing or still the placeholder never leaves the page.
+ * - The key typed in any tab's headers pane (or sent by it) is kept in sessionStorage: every tab,
+ *   new (+) or restored, and a reload use it until the browser tab's session ends; nothing goes to
+ *   localStorage.
+ * - Without a key yet, the schema request (introspection) waits until one is typed, so the page opens
+ *   without an error; a query run without a key answers with a hint to enter one, locally.
  */
 const keyHandling = (placeholder: string) => `
   var storageKey = 'tms-ingest:graphiql-api-key';
   var placeholder = ${scriptJson(placeholder)};
-  var saved = null;
-  try { saved = localStorage.getItem(storageKey); } catch (e) {}
-  opts.headers = JSON.stringify({ 'X-API-Key': saved || placeholder }, null, 2);
+  var sessionKey = null;
+  try {
+    sessionKey = sessionStorage.getItem(storageKey);
+    // Earlier versions kept the key in localStorage: remove it.
+    localStorage.removeItem(storageKey);
+  } catch (e) {}
+  if (sessionKey) opts.headers = JSON.stringify({ 'X-API-Key': sessionKey }, null, 2);
   // GraphiQL restores its stored tabs and activates the one holding this query and these headers
   // (adding it when none does); without a query it would add an empty tab on every reload.
   opts.query = opts.defaultQuery;
-  var lastKey = saved;
-  var timer;
+  var waiting = [];
+  function remember(key) {
+    if (!key || key === placeholder || key === sessionKey) return false;
+    sessionKey = key;
+    try { sessionStorage.setItem(storageKey, key); } catch (e) {}
+    var ready = waiting;
+    waiting = [];
+    ready.forEach(function (send) { send(); });
+    return true;
+  }
   function keyIn(text) {
     try {
       var headers = JSON.parse(text);
@@ -69,27 +86,58 @@ const keyHandling = (placeholder: string) => `
     } catch (e) {}
     return null;
   }
+  var endpoint = new URL(opts.endpoint || location.pathname, location.href).href;
+  var pageFetch = window.fetch.bind(window);
+  window.fetch = function (input, init) {
+    var url = new URL(typeof input === 'string' || input instanceof URL ? String(input) : input.url, location.href).href;
+    if (url.split('?')[0] !== endpoint) return pageFetch(input, init);
+    var headers = new Headers((init && init.headers) || (input instanceof Request ? input.headers : undefined));
+    var given = (headers.get('x-api-key') || '').trim();
+    if (given && given !== placeholder) {
+      remember(given);
+      return pageFetch(input, init);
+    }
+    function send() {
+      headers.set('x-api-key', sessionKey);
+      return pageFetch(input, Object.assign({}, init, { headers: headers }));
+    }
+    if (sessionKey) return send();
+    var body = init && typeof init.body === 'string' ? init.body : '';
+    if (body.indexOf('IntrospectionQuery') !== -1) {
+      return new Promise(function (resolve, reject) {
+        waiting.push(function () { send().then(resolve, reject); });
+      });
+    }
+    var hint = { errors: [{ message: 'Enter your API key in the Headers pane: { "X-API-Key": "<your key>" }. Nothing was sent.' }] };
+    return Promise.resolve(new Response(JSON.stringify(hint), { status: 200, headers: { 'content-type': 'application/json' } }));
+  };
+  var timer;
   opts.onEditHeaders = function (text) {
     clearTimeout(timer);
     timer = setTimeout(function () {
-      var key = keyIn(text);
-      if (!key || key === placeholder || key === lastKey) return;
-      lastKey = key;
-      try { localStorage.setItem(storageKey, key); } catch (e) {}
-      var refetch = document.querySelector('[aria-label^="Re-fetch GraphQL schema"]');
-      if (refetch) refetch.click();
+      var hadKey = !!sessionKey;
+      // A first key releases the waiting schema request; a changed key fetches the schema again.
+      if (remember(keyIn(text)) && hadKey) {
+        var refetch = document.querySelector('[aria-label^="Re-fetch GraphQL schema"]');
+        if (refetch) refetch.click();
+      }
     }, 400);
   };
 `;
 
-let page: string | undefined;
+let page: Promise<string> | undefined;
 
 /**
  * Yoga's GraphiQL page with every asset inlined from `@graphql-yoga/render-graphiql` (the stock page
- * loads them from a CDN and stays blank offline). Built once: the options never change.
+ * loads them from a CDN and stays blank offline). Built once: the options never change. The assets
+ * (about 9 MB of text, some 45 MB of memory once loaded) are imported on the first request for the
+ * page, not at start: a server that nobody opens GraphiQL on never holds them.
  */
-export const renderGraphiQLPage = (options: GraphiQLOptions): string =>
-  (page ??= `<!doctype html>
+export const renderGraphiQLPage = (options: GraphiQLOptions): Promise<string> => (page ??= buildPage(options));
+
+async function buildPage(options: GraphiQLOptions): Promise<string> {
+  const { css, editorWorkerService, favicon, graphqlWorker, js, jsonWorker } = await import('@graphql-yoga/render-graphiql/graphiql');
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -119,4 +167,5 @@ ${keyHandling(apiKeyPlaceholder)}
 </script>
 </body>
 </html>
-`);
+`;
+}

@@ -5,9 +5,9 @@
  * back into REST bodies and handed to the kind's ingestion use case, which validates, writes and
  * reports to ingest accounting exactly as for REST; errors carry the same codes.
  */
-import { ingestSourceOf } from '../domain/ingest-health/events.js';
-import { ingestions } from '../domain/registry.js';
-import { maxBatchRecords, type IngestScope, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
+import { ingestions } from '../domain/ingestions.js';
+import { maxBatchRecords, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
+import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-request.js';
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
 import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
@@ -108,11 +108,13 @@ const syncRunTimeDescription = (honoured: boolean) =>
     ? 'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED.'
     : 'Accepted for symmetry with the other upserts and ignored, as REST does for carriers (they have no sync-run guard).';
 
-/** The use case's scope of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
-function ingestScopeOf(ctx: RequestContext): IngestScope {
-  const { db, sequencer, recorder } = ctx.services;
-  return { db, sequencer, recorder, tenant: writableTenantOf(ctx), source: 'unspecified', now: ctx.now };
-}
+/** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
+const openIngest = (ingestion: Ingestion, ctx: RequestContext, body?: unknown) =>
+  openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body });
+
+/** A record's result as GraphQL answers it: its error names the input's (camelCase) fields. */
+const inGraphql = (input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult =>
+  result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError };
 
 /** Adds the ingestion mutation of one record kind; returns its input (the bulk mutation takes a list of it). */
 function ingestMutation(ingestion: Ingestion) {
@@ -132,19 +134,21 @@ function ingestMutation(ingestion: Ingestion) {
         ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
       },
       resolve: async (_root, args, ctx) => {
-        const scope = ingestScopeOf(ctx);
+        const permalink = { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] };
+        let ingest: IngestRequest;
         let body: Record<string, unknown>;
         try {
-          scope.source = ingestSourceOf(ctx.request.headers.get('service-ingest-source'));
-          body = input.toBody(args.input);
+          ingest = openIngest(ingestion, ctx, permalink);
+          body = ingest.admit(() => input.toBody(args.input), permalink);
         } catch (thrown) {
-          ingestion.rejectRequest(scope, thrown, { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] });
           throw input.renameFields(thrown);
         }
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
-        return ingestion.ingestOne(scope, body, { syncRunTime }).catch((thrown: unknown) => {
-          throw input.renameFields(thrown);
-        });
+        const [result] = await ingest.ingest([body], { syncRunTime });
+        const answer = inGraphql(input, result!);
+        // GraphQL answers a rejected record as the field's error.
+        if (!answer.ok) throw answer.error;
+        return answer.outcome;
       },
     }),
   );
@@ -179,17 +183,13 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
         return { field: records, multiplier: records };
       },
       resolve: async (_root, args, ctx) => {
-        const scope = ingestScopeOf(ctx);
+        const ingest = openIngest(ingestion, ctx);
         const inputs = args.inputs as Record<string, unknown>[];
-        try {
-          scope.source = ingestSourceOf(ctx.request.headers.get('service-ingest-source'));
+        ingest.admit(() => {
           if (inputs.length < 1 || inputs.length > maxBatchRecords) {
             throw validationFailed([{ field: 'inputs', issue: `must hold 1 to ${maxBatchRecords} records (got ${inputs.length})` }]);
           }
-        } catch (thrown) {
-          ingestion.rejectRequest(scope, thrown);
-          throw thrown;
-        }
+        });
         // An input whose `extra` cannot be merged is that record's error; the use case answers and reports it.
         const rejected = new Map<number, AppError>();
         const bodies = inputs.map((one, index) => {
@@ -202,12 +202,8 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
           }
         });
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
-        const results = await ingestion.ingest(scope, bodies, { syncRunTime, rejected });
-        return results.map((result, index): BulkRecord => ({
-          index,
-          permalink: String(inputs[index]![permalinkInput]),
-          result: result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError },
-        }));
+        const results = await ingest.ingest(bodies, { syncRunTime, rejected });
+        return results.map((result, index): BulkRecord => ({ index, permalink: String(inputs[index]![permalinkInput]), result: inGraphql(input, result) }));
       },
     }),
   );

@@ -2,7 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { createGraphQLError, maskError as yogaMaskError, type MaskError, type YogaLogger } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { maxBulkBodyBytes } from '../http/ingest-route.js';
+import { maxBulkBodyBytes } from '../domain/shared/ingest.js';
 
 /** Largest /graphql request body: the REST bulk routes' limit, so a 1,000-record bulk mutation fits. */
 export const maxGraphqlBodyBytes = maxBulkBodyBytes;

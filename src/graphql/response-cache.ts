@@ -21,11 +21,15 @@ import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type Execu
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { LoadEventHub } from '../domain/events/live.js';
+import { recordSpecs } from '../domain/registry.js';
 import type { Logger } from '../logger.js';
 import type { RequestContext } from './context.js';
 
-/** Root fields whose answers depend only on the tenant's records (and so on its data version). */
-const cacheableRootFields: ReadonlySet<string> = new Set(['carrier', 'carriers', 'load', 'loadLeg', 'loads', 'stop', '__typename']);
+/**
+ * Root fields whose answers depend only on the tenant's records (and so on its data version): those
+ * every record kind declares (`graphql.rootFields`).
+ */
+export const cacheableRootFields: ReadonlySet<string> = new Set([...recordSpecs.flatMap((spec) => spec.graphql.rootFields), '__typename']);
 
 /** How long a computation may run before identical requests stop waiting for it. */
 const refreshTimeoutMs = 10_000;

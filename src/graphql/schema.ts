@@ -1,4 +1,4 @@
-// The only module that knows every GraphQL domain file; imported by app.ts and print-schema.ts.
+// The only module that knows every GraphQL domain file; imported by app.ts and cli/print-schema.ts.
 import type { RecordKind } from '../domain/registry.js';
 import { builder } from './builder.js';
 import { guardStringArguments } from './string-arguments.js';

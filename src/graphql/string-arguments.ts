@@ -13,7 +13,7 @@ import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { validationFailed } from '../errors.js';
 import { nulIssues } from '../domain/shared/validate.js';
 
-// The `graphql` copy Pothos built the schema with (CommonJS; see print-schema.ts): its type checks
+// The `graphql` copy Pothos built the schema with (CommonJS; see cli/print-schema.ts): its type checks
 // are `instanceof` checks, which a second (ESM) copy would fail.
 const { defaultFieldResolver, getNamedType, isInputObjectType, isObjectType } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
 

@@ -1,6 +1,7 @@
 /**
  * API-key authentication with a short-lived cache: the hot path hashes a key and queries the
- * database only once per TTL (revocations take effect within the TTL, 30 s by default).
+ * database only once per TTL (revocations made elsewhere take effect within the TTL, 30 s by default;
+ * changes made through this instance's admin mutations call `forgetTenant` and apply at once).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -50,6 +51,10 @@ export function createAuthenticator(db: Database, clock: Clock, options: AuthOpt
   };
 
   return {
+    forgetTenant(slug: string) {
+      for (const [apiKey, entry] of cache.entries()) if (entry.tenant?.slug === slug) cache.delete(apiKey);
+    },
+
     /** The tenant of a tenant API key (REST ingestion never accepts the admin key). */
     async authenticateTenant(apiKey: string | null): Promise<TenantRef> {
       if (!apiKey) throw unauthenticated('The X-API-Key header is missing.');

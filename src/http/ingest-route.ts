@@ -5,10 +5,11 @@
  * (one 400 lists every field).
  */
 import { validationFailed, type FieldIssue } from '../errors.js';
-import { maxBatchRecords, type IngestScope, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
+import { maxBatchRecords, maxBulkBodyBytes, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
+import type { IngestRequest } from '../domain/shared/ingest-request.js';
 import { bulkRestPath, restPath } from '../domain/shared/record.js';
 import { BulkResponse, bulkRequestOf, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
-import { defineRoute, type RouteContext } from './route.js';
+import { defineRoute, type RouteContext, type RouteResult } from './route.js';
 
 function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } {
   const raw = url.searchParams.get('sync_run_time');
@@ -20,21 +21,21 @@ function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } 
   return { value: new Date(parsed.data) };
 }
 
-/** The use case's scope of an authenticated ingestion request. */
-export const ingestScopeOf = (ctx: Pick<RouteContext, 'services' | 'tenant' | 'source' | 'now'>): IngestScope => ({
-  db: ctx.services.db,
-  sequencer: ctx.services.sequencer,
-  recorder: ctx.services.recorder,
-  tenant: ctx.tenant!,
-  source: ctx.source,
-  now: ctx.now,
-});
-
 /** The REST answer of a record: its outcome (with `unknown_fields`) or its error body. */
 const resultBody = (result: RecordResult) =>
   result.ok
     ? { status: result.outcome.status, message: result.outcome.message, permalink: result.outcome.permalink, unknown_fields: result.outcome.unknownFields }
     : result.error.toBody();
+
+/** The answer of a single-record route: 200 with the outcome, or the record's contract error with its status. */
+const singleAnswer = (result: RecordResult): RouteResult =>
+  result.ok ? { body: resultBody(result) } : { status: result.error.status, body: resultBody(result), headers: result.error.headers };
+
+/** The ingestion edge of a request on an ingestion route (the pipeline opens it after authentication). */
+const ingestOf = (ctx: RouteContext): IngestRequest => {
+  if (!ctx.ingest) throw new Error('an ingestion route ran without its ingestion edge');
+  return ctx.ingest;
+};
 
 /** The `sync_run_time` options of a request (a bad value is a request issue, reported with each record's). */
 function syncOptions(ingestion: Ingestion, url: URL) {
@@ -72,15 +73,11 @@ export function ingestRoute(ingestion: Ingestion) {
       ingestSource: true,
     },
     async handle(ctx) {
-      const [result] = await ingestion.ingest(ingestScopeOf(ctx), [ctx.body], syncOptions(ingestion, ctx.url));
-      if (!result!.ok) throw result!.error;
-      return { body: resultBody(result!) };
+      const [result] = await ingestOf(ctx).ingest([ctx.body], syncOptions(ingestion, ctx.url));
+      return singleAnswer(result!);
     },
   });
 }
-
-/** Largest body of a bulk request. */
-export const maxBulkBodyBytes = 5 * 1024 * 1024;
 
 /** The envelope's records, or the 400 that rejects the request whole. */
 function recordsOf(body: Record<string, unknown>): unknown[] {
@@ -96,7 +93,8 @@ function recordsOf(body: Record<string, unknown>): unknown[] {
 
 /**
  * `POST /api/v1/<collection>/bulk_<action>` of one record kind: `{ "records": [...] }`, answered 200
- * with one result per record in order; a malformed envelope is rejected whole (400/413).
+ * with one result per record in order; a malformed envelope or a bad `sync_run_time` is rejected
+ * whole (400/413).
  */
 export function bulkIngestRoute(ingestion: Ingestion) {
   const { spec } = ingestion;
@@ -126,15 +124,15 @@ export function bulkIngestRoute(ingestion: Ingestion) {
       ingestSource: true,
     },
     async handle(ctx) {
-      const scope = ingestScopeOf(ctx);
-      let records: unknown[];
-      try {
-        records = recordsOf(ctx.body);
-      } catch (error) {
-        ingestion.rejectRequest(scope, error);
-        throw error;
-      }
-      const results = await ingestion.ingest(scope, records, syncOptions(ingestion, ctx.url));
+      const ingest = ingestOf(ctx);
+      const { syncRunTime, requestIssues } = syncOptions(ingestion, ctx.url);
+      // A malformed envelope or a bad sync_run_time rejects the request whole (reported as one
+      // rejection): the request is wrong, not its records.
+      const records = ingest.admit(() => {
+        if (requestIssues.length) throw validationFailed(requestIssues);
+        return recordsOf(ctx.body);
+      });
+      const results = await ingest.ingest(records, { syncRunTime });
       return { body: { results: results.map(resultBody) } };
     },
   });

@@ -68,6 +68,48 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
   }
 
+  // Read at scrape time from the database, so every instance reports the same values (alert on one
+  // instance's series, or use max by (tenant, source)). Small queries: one row per tenant and source.
+  const sources = async () =>
+    db.sql.query<{ tenant: string; source: string; last: number; stale: number }>(
+      `SELECT t.slug AS tenant, s.source, extract(epoch FROM s.last_received_at)::float8 AS last,
+              CASE s.source WHEN 'pull' THEN t.pull_stale_seconds WHEN 'webhook' THEN t.webhook_stale_seconds ELSE t.unspecified_stale_seconds END AS stale
+       FROM ingest_sources s JOIN tenants t ON t.id = s.tenant_id`,
+      [],
+    );
+  new Gauge({
+    name: 'ingest_source_last_received_timestamp_seconds',
+    help: 'When each ingestion path of each tenant last received a request (Unix time); with ingest_source_stale_after_seconds, a source is stale when time() minus this exceeds it.',
+    labelNames: ['tenant', 'source'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await sources()) this.set({ tenant: row.tenant, source: row.source }, Number(row.last));
+    },
+  });
+  new Gauge({
+    name: 'ingest_source_stale_after_seconds',
+    help: "The tenant's expected interval per ingestion path (setTenantStaleInterval): silence longer than this makes ingest health STALE.",
+    labelNames: ['tenant', 'source'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await sources()) this.set({ tenant: row.tenant, source: row.source }, Number(row.stale));
+    },
+  });
+  new Gauge({
+    name: 'load_events_unsequenced_age_seconds',
+    help: 'Age of the oldest committed change event not yet numbered by the event sequencer (0 when none): how far live events and webhooks lag behind writes.',
+    registers: [registry],
+    async collect() {
+      const [row] = await db.sql.query<{ age: number | null }>(
+        'SELECT extract(epoch FROM clock_timestamp() - min(occurred_at))::float8 AS age FROM load_events WHERE seq IS NULL',
+        [],
+      );
+      this.set(Math.max(0, Number(row?.age ?? 0)));
+    },
+  });
+
   const started = new WeakMap<Request, number>();
   const labelsOf = (request: Request, status: number) => {
     const path = new URL(request.url).pathname;

@@ -38,21 +38,27 @@ const errorHeaders: Partial<Record<number, Record<string, z.ZodType>>> = {
 
 /** The IETF draft's rate-limit headers (draft-ietf-httpapi-ratelimit-headers), on the answers of a rate-limited route. */
 const rateLimitHeaders: Record<string, z.ZodType> = {
-  'RateLimit-Policy': z.string().meta({
-    header: {
-      id: 'RateLimitPolicy',
-      description:
-        'The tenant\'s ingestion limit, a token bucket counted in records: `"ingest";q=<bucket size>;w=<seconds to refill it>` (rate = q/w records per second; a bulk request costs its record count). Absent when the tenant has no limit, and on answers given before authentication (401, or 503 while the service sheds load).',
-    },
-    examples: ['"ingest";q=10000;w=10'],
-  }),
-  RateLimit: z.string().meta({
-    header: {
-      id: 'RateLimit',
-      description: 'The bucket after this request: `"ingest";r=<records left>;t=<seconds until full>`. Present whenever `RateLimit-Policy` is.',
-    },
-    examples: ['"ingest";r=9999;t=1'],
-  }),
+  'RateLimit-Policy': z
+    .string()
+    .optional()
+    .meta({
+      header: {
+        id: 'RateLimitPolicy',
+        description:
+          'The tenant\'s ingestion limit, a token bucket counted in records: `"ingest";q=<bucket size>;w=<seconds to refill it>` (rate = q/w records per second; a bulk request costs its record count). Absent when the tenant has no limit, and on answers given before authentication (401, or 503 while the service sheds load).',
+      },
+      examples: ['"ingest";q=10000;w=10'],
+    }),
+  RateLimit: z
+    .string()
+    .optional()
+    .meta({
+      header: {
+        id: 'RateLimit',
+        description: 'The bucket after this request: `"ingest";r=<records left>;t=<seconds until full>`. Present whenever `RateLimit-Policy` is.',
+      },
+      examples: ['"ingest";r=9999;t=1'],
+    }),
 };
 
 /** The errors every route of a kind can answer, besides those its `doc.errors` names. */
@@ -128,7 +134,10 @@ const defaultInfo: OpenApiInfo = {
     "(in that order the first time); every request carries the tenant's `X-API-Key`.",
     'Each body field carries `x-service-importance`: `required` (rejected without it; present, `null` allowed',
     'unless the field is non-nullable), `recommended` (a feature depends on it) or `optional` (stored and shown).',
-    "Fields not described here are accepted and kept verbatim in the record's `extra`.",
+    "Fields not described here are accepted and kept verbatim in the record's `extra`. No string may hold NUL",
+    '(U+0000) or a lone surrogate (`\\ud800` without its pair), in a described field or an unknown one, value or key:',
+    'PostgreSQL cannot store them, so the request is a 400 `validation_failed` naming the field.',
+    'Date-times are stored as their instant in UTC, to the millisecond, whatever offset they were sent with.',
     'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`. Unknown paths answer 404 `not_found`',
     '(its message points to `GET /`, the start page listing GraphiQL, this document, its reference page and health);',
     'a known path with any other method (`OPTIONS` and `HEAD` included) answers 405 `method_not_allowed` with',

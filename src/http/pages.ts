@@ -16,6 +16,7 @@ const pagePaths = {
   apiReference: '/api/v1/docs',
   redocScript: '/api/v1/docs/redoc.standalone.js',
   openapi: '/api/v1/openapi.json',
+  console: '/console',
   graphql: '/graphql',
   liveness: '/healthz',
   readiness: '/readyz',
@@ -24,7 +25,7 @@ const pagePaths = {
 
 /** The 404 message of an unknown path: it points to the start page, which lists what the service serves. */
 export const noRouteMessage = (path: string) =>
-  `No route ${path}. See GET ${pagePaths.home} for what this service serves (GraphiQL, API reference, OpenAPI document, health).`;
+  `No route ${path}. See GET ${pagePaths.home} for what this service serves (console, GraphiQL, API reference, OpenAPI document, health).`;
 
 /** The paths this plugin answers (for the metrics' `route` label). */
 export const pageRoutes = [pagePaths.home, pagePaths.apiReference, pagePaths.redocScript].map((path) => ({ path }));
@@ -47,6 +48,12 @@ const html = (body: string) =>
   });
 
 const links = [
+  {
+    rel: 'console',
+    href: pagePaths.console,
+    title: 'Console',
+    text: 'Ingest health charts, rejections, status mapping, record lookup and (admin key) tenants.',
+  },
   { rel: 'graphiql', href: pagePaths.graphql, title: 'GraphiQL', text: 'Query loads, carriers and ingest health over GraphQL (needs an API key).' },
   { rel: 'api-reference', href: pagePaths.apiReference, title: 'REST API reference', text: 'Every ingestion route, field and error.' },
   { rel: 'openapi', href: pagePaths.openapi, title: 'OpenAPI document', text: 'The same as JSON, for code generators and linters.' },

@@ -2,22 +2,23 @@
  * Serves every REST route as one Yoga plugin (and answers unknown paths with the JSON 404). Each
  * request goes through one pipeline, in contract order: route (404/405) → X-API-Key (401) →
  * Service-Ingest-Source → Content-Type (415) → size (413) → JSON (400) → handler (validation
- * 400/403, parents 422). One catch turns any throw into the contract's JSON error (database outages
- * 503, else 500 without details). Ingest accounting is the ingestion use case's: the pipeline only
- * hands it the requests rejected before the handler ran.
+ * 400/403, parents 422). A throw becomes the contract's JSON error (database outages 503, else 500
+ * without details). Ingest accounting is the ingestion use case's: the pipeline opens the request's
+ * ingestion edge (`domain/shared/ingest-request.ts`) and reports through it only the requests
+ * rejected before the handler ran.
  */
 import type { Plugin } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import { createRequestScope, type Services } from '../context.js';
-import { ingestSourceOf, type IngestSourceName } from '../domain/ingest-health/events.js';
+import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-request.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
-import { ingestScopeOf } from './ingest-route.js';
 import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
 import { assertJsonContentType, parseJsonObject, readBodyText } from './request.js';
 import { requestIdOf } from './request-id.js';
 import { errorResponse, json } from './respond.js';
 import type { Route, RouteContext } from './route.js';
+import type { Logger } from '../logger.js';
 import { clientAddress } from './limits.js';
 import type { Charge } from '../limits/limits.js';
 
@@ -30,6 +31,23 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
   }
   const { config, auth, clock, logger } = services;
 
+  /** A throw as the contract's error (a fault is logged; its details stay out of the answer). */
+  function failure(thrown: unknown, log: Logger): AppError {
+    const error = toAppError(thrown);
+    if (error.status >= 500) log.error({ err: thrown }, 'request failed');
+    return error;
+  }
+
+  /** The handler's answer; it reports its records itself (the ingestion use case), so a throw here is never a request rejection. */
+  async function handled(route: Route, ctx: RouteContext): Promise<Response> {
+    try {
+      const result = await route.handle(ctx);
+      return json(result.status ?? 200, result.body, result.headers);
+    } catch (thrown) {
+      return errorResponse(failure(thrown, ctx.log));
+    }
+  }
+
   async function serve(request: Request, url: URL): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdOf(request);
@@ -37,13 +55,14 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
     const route = methods?.get(request.method);
     const scope = createRequestScope(services, requestId, route ? `${route.method} ${route.path}` : url.pathname);
     let tenant: TenantRef | null = null;
-    let source: IngestSourceName = 'unspecified';
-    let response: Response;
+    let ingest: IngestRequest | null = null;
     const now = clock.now();
     let body: Record<string, unknown> = {};
-    let handling = false;
     let charge: Charge | undefined;
+    let ctx: RouteContext | undefined;
+    let rejection: Response | undefined;
 
+    // The pipeline before the handler; a throw rejects the request whole.
     try {
       if (!methods) throw new AppError('not_found', noRouteMessage(url.pathname));
       if (!route) {
@@ -53,7 +72,8 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       if (route.auth === 'tenant') {
         tenant = await services.limits.guardAuthentication(clientAddress(request), () => auth.authenticateTenant(request.headers.get('x-api-key')));
       }
-      if (route.ingestion) source = ingestSourceOf(request.headers.get('service-ingest-source'));
+      // Reads Service-Ingest-Source (the edge reports a bad one as the request's rejection itself).
+      if (route.ingestion && tenant) ingest = openIngestRequest(route.ingestion, { services, tenant, headers: request.headers, now });
       if (route.method === 'POST') {
         assertJsonContentType(request);
         body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));
@@ -62,17 +82,13 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
         charge = await services.limits.chargeRecords(tenant, route.rateLimit.records(body));
         if (charge.error) throw charge.error;
       }
-      const ctx: RouteContext = { ...scope, request, url, tenant, body, source, now };
-      handling = true;
-      const result = await route.handle(ctx);
-      response = json(result.status ?? 200, result.body, result.headers);
+      ctx = { ...scope, request, url, tenant, body, ingest, now };
     } catch (thrown) {
-      const error = toAppError(thrown);
-      if (error.status >= 500) scope.log.error({ err: thrown }, 'request failed');
-      // Once the handler runs, the use case has reported its records.
-      if (tenant && route?.ingestion && !handling) route.ingestion.rejectRequest(ingestScopeOf({ services, tenant, source, now }), error, body);
-      response = errorResponse(error);
+      const error = failure(thrown, scope.log);
+      ingest?.reject(error, body);
+      rejection = errorResponse(error);
     }
+    const response = ctx ? await handled(route!, ctx) : rejection!;
     // Every answer of a rate-limited route carries the limit's state (a request refused before the
     // charge, e.g. a 415, costs one record: otherwise junk would be free).
     if (route?.rateLimit && tenant) {
@@ -81,7 +97,14 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
     }
 
     scope.log.info(
-      { method: request.method, path: url.pathname, status: response.status, ms: Math.round(performance.now() - started), tenant: tenant?.slug, source },
+      {
+        method: request.method,
+        path: url.pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+        tenant: tenant?.slug,
+        source: ingest?.scope.source ?? 'unspecified',
+      },
       'request',
     );
     return response;

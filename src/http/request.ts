@@ -27,7 +27,7 @@ export async function readBodyText(request: Request, maxBytes: number, tooLargeA
   if (lengthHeader !== null && Number.isInteger(declared)) {
     // A declared length within the limit (the HTTP parser never delivers more than it): read the body
     // in one go. Yoga's Request collects the socket's chunks directly, without a web stream reader per
-    // request (README "Performance"); the size is checked again for bodies built in-process.
+    // request (docs/explanation/performance.md); the size is checked again for bodies built in-process.
     // (Yoga's ponyfill answers a Buffer, a native Request an ArrayBuffer.)
     const data: ArrayBuffer | Uint8Array = await request.arrayBuffer();
     const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);

@@ -6,7 +6,7 @@ const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
 /**
  * The Response class of Yoga's fetch API (the whatwg-node ponyfill): the server writes its string body
  * in one write. A native (undici) Response would be pumped out through a ReadableStream reader, which
- * cost the REST hot path a measurable share of its CPU (README "Performance").
+ * cost the REST hot path a measurable share of its CPU (docs/explanation/performance.md, "What the profiles showed").
  */
 export const HttpResponse: typeof Response = FetchResponse;
 

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { RecordKind } from '../domain/registry.js';
 import type { Ingestion } from '../domain/shared/ingest.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
-import type { IngestSourceName } from '../domain/ingest-health/events.js';
+import type { IngestRequest } from '../domain/shared/ingest-request.js';
 import type { RequestScope } from '../context.js';
 
 export interface RouteContext extends RequestScope {
@@ -13,7 +13,8 @@ export interface RouteContext extends RequestScope {
   tenant: TenantRef | null;
   /** The parsed JSON object body (POST routes). */
   body: Record<string, unknown>;
-  source: IngestSourceName;
+  /** The ingestion edge of an ingestion route's request (null on other routes). */
+  ingest: IngestRequest | null;
   /** Service clock at the start of the request. */
   now: Date;
 }

@@ -1,7 +1,7 @@
 /** GraphQL request helpers: data when there must be no error, the first error when there must be one. */
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { recordSpecs } from '../../src/domain/registry.js';
+import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { enumDescriptionsOf } from '../../src/domain/shared/fields.js';
 import { enumValueName } from '../../src/graphql/enums.js';
 import { camelCase } from '../../src/graphql/zod-input.js';
@@ -46,13 +46,16 @@ export async function gqlError(api: Api, query: string, variables?: Record<strin
   return { error: res.body.errors[0] as GraphQLErrorBody, errors: res.body.errors as GraphQLErrorBody[], data: res.body.data, status: res.status };
 }
 
-export const upsertMutations = {
-  carrier: /* GraphQL */ `mutation ($input: CarrierInput!, $syncRunTime: DateTime) { upsertCarrier(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
-  load: /* GraphQL */ `mutation ($input: LoadInput!, $syncRunTime: DateTime) { upsertLoad(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
-  loadLeg: /* GraphQL */ `mutation ($input: LoadLegInput!, $syncRunTime: DateTime) { upsertLoadLeg(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
-  stop: /* GraphQL */ `mutation ($input: StopInput!, $syncRunTime: DateTime) { upsertStop(input: $input, syncRunTime: $syncRunTime) { status message permalink } }`,
-  loadUpdate: /* GraphQL */ `mutation ($input: LoadUpdateInput!) { createLoadUpdate(input: $input) { status message permalink } }`,
-} as const;
+/** The single-record ingestion mutation of each kind, from the registry (with `$syncRunTime` where the kind takes one). */
+export const upsertMutations = Object.fromEntries(
+  recordSpecs.map((spec) => {
+    const sync = spec.freshness !== 'append_only';
+    return [
+      spec.kind,
+      `mutation ($input: ${spec.graphql.input}!${sync ? ', $syncRunTime: DateTime' : ''}) { ${spec.graphql.mutation}(input: $input${sync ? ', syncRunTime: $syncRunTime' : ''}) { status message permalink } }`,
+    ];
+  }),
+) as Record<RecordKind, string>;
 
 /** Every field of a load with its legs, carriers, stops, updates and phase history. */
 export const loadTreeFields = /* GraphQL */ `

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { recordSpecOf } from '../../src/domain/registry.js';
+import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { restPath } from '../../src/domain/shared/record.js';
 import type { Api } from '../helpers/app.js';
 
@@ -80,13 +80,7 @@ export function loadUpdateBody(tenant: Tenant, load: Body, overrides: Body = {})
 }
 
 /** The single-record route of each kind, from the registry. */
-export const routes = {
-  carrier: restPath(recordSpecOf.carrier),
-  load: restPath(recordSpecOf.load),
-  loadLeg: restPath(recordSpecOf.load_leg),
-  stop: restPath(recordSpecOf.stop),
-  loadUpdate: restPath(recordSpecOf.load_update),
-};
+export const routes = Object.fromEntries(recordSpecs.map((spec) => [spec.kind, restPath(spec)])) as Record<RecordKind, string>;
 
 /** Posts a body and expects `processed`. */
 export async function seed(api: Api, path: string, body: Body): Promise<Body> {
@@ -99,7 +93,7 @@ export async function seed(api: Api, path: string, body: Body): Promise<Body> {
 export async function seedLoadTree(api: Api, tenant: Tenant, overrides: { load?: Body } = {}) {
   const carrier = await seed(api, routes.carrier, carrierBody(tenant));
   const load = await seed(api, routes.load, loadBody(tenant, overrides.load));
-  const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+  const leg = await seed(api, routes.load_leg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
   const stop = await seed(api, routes.stop, stopBody(tenant, leg));
   return { carrier, load, leg, stop };
 }
@@ -123,7 +117,7 @@ export const fullBodies = {
       destination_stop_id_permalink: `D1-${tenant.slug}`,
       ...overrides,
     }),
-  loadLeg: (tenant: Tenant, load: Body, carrier: Body, overrides: Body = {}): Body =>
+  load_leg: (tenant: Tenant, load: Body, carrier: Body, overrides: Body = {}): Body =>
     loadLegBody(tenant, load, {
       native_system_load_unique_key: `K-${String(load.native_system_load_id)}`,
       company_permalink: tenant.slug,
@@ -158,7 +152,7 @@ export const fullBodies = {
       native_system_stop_status: 'Arrived',
       ...overrides,
     }),
-  loadUpdate: (tenant: Tenant, load: Body, leg: Body, overrides: Body = {}): Body =>
+  load_update: (tenant: Tenant, load: Body, leg: Body, overrides: Body = {}): Body =>
     loadUpdateBody(tenant, load, {
       company_permalink: tenant.slug,
       native_system_load_leg_permalink: leg.native_system_load_leg_permalink,
@@ -184,10 +178,23 @@ export function seedParents(api: Api, tenant: Tenant): Promise<Parents> {
     parents = (async () => {
       const carrier = await seed(api, routes.carrier, carrierBody(tenant));
       const load = await seed(api, routes.load, loadBody(tenant));
-      const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+      const leg = await seed(api, routes.load_leg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
       return { carrier, load, leg };
     })();
     seededParents.set(tenant.slug, parents);
   }
   return parents;
+}
+
+/** A maker of valid bodies of every kind whose parents exist (seeded once per tenant). */
+export async function bodyMaker(api: Api, tenant: Tenant): Promise<(kind: RecordKind, overrides?: Body) => Body> {
+  const { carrier, load, leg } = await seedParents(api, tenant);
+  const makers: Record<RecordKind, (overrides: Body) => Body> = {
+    carrier: (o) => carrierBody(tenant, o),
+    load: (o) => loadBody(tenant, o),
+    load_leg: (o) => loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink, ...o }),
+    stop: (o) => stopBody(tenant, leg, o),
+    load_update: (o) => loadUpdateBody(tenant, load, o),
+  };
+  return (kind, overrides = {}) => makers[kind](overrides);
 }

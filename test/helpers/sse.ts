@@ -18,6 +18,8 @@ export interface SseSubscription {
   messages: SseMessage[];
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
+  /** Why reading the stream failed (a reset connection, or close()), once it has; undefined after a clean end. */
+  failure(): unknown;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function subscribeSse(base: string, apiKey: string, query: string, 
     for (const waiter of [...waiters]) waiter();
   };
   let buffer = '';
+  let failure: unknown;
   let endedResolve!: () => void;
   const ended = new Promise<void>((resolve) => (endedResolve = resolve));
   void (async () => {
@@ -68,8 +71,8 @@ export async function subscribeSse(base: string, apiKey: string, query: string, 
           notify();
         }
       }
-    } catch {
-      // aborted by close()
+    } catch (error) {
+      failure = error; // aborted by close(), or the connection was reset
     } finally {
       endedResolve();
       notify();
@@ -97,6 +100,7 @@ export async function subscribeSse(base: string, apiKey: string, query: string, 
     status: res.status,
     messages,
     ended,
+    failure: () => failure,
     async next() {
       await until(() => nexts.length > read);
       return nexts[read++];

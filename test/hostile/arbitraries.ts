@@ -6,6 +6,7 @@
  * valid so requests reach the database, with hostile parts mixed in.
  */
 import fc from 'fast-check';
+import { toWellFormed } from '../../src/domain/shared/fields.js';
 
 /** Payloads that must be stored verbatim, never executed, and never reflected unescaped. */
 export const injectionPayloads = [
@@ -220,3 +221,140 @@ export const headerValue: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 20 }),
   fc.constantFrom('', ' ', 'x'.repeat(8_000), "' OR 1=1 --", '<script>'),
 );
+
+/* ------------------------------------------------------------------------------------------------
+ * Valid values: what a field's schema accepts, pushed to its edges (issue 16: what validation
+ * accepts must be storable).
+ * ---------------------------------------------------------------------------------------------- */
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/**
+ * ISO 8601 date-times validation accepts: any offset from -23:59 to +23:59 (PostgreSQL takes only
+ * ±15:59 as text), 0 to 9 fraction digits, instants from year 0001 to 9999 in UTC, edges included.
+ */
+export const validDateTime: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: Date.parse('1970-01-01T00:00:00Z'), max: Date.parse('2100-01-01T00:00:00Z') }) },
+      { weight: 2, arbitrary: fc.integer({ min: Date.parse('0001-01-01T00:00:00Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }) },
+      { weight: 1, arbitrary: fc.constantFrom(Date.parse('0001-01-01T00:00:00Z'), Date.parse('9999-12-31T23:59:59.999Z'), Date.parse('2024-02-29T12:00:00Z')) },
+    ),
+    fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }) }),
+    fc.boolean(),
+    fc.stringMatching(/^\d{0,9}$/),
+  )
+  .map(([instant, offset, zulu, digits]) => {
+    // The wall-clock time at that offset, truncated to the second; the fraction is the instant's milliseconds (then any digits).
+    const local = new Date(Math.floor(instant / 1000) * 1000 + offset * 60_000).toISOString();
+    const ms = pad(instant % 1000 >= 0 ? instant % 1000 : 1000 + (instant % 1000), 3);
+    const fraction = digits.length ? `.${(ms + digits).slice(0, digits.length)}` : '';
+    const zone = offset === 0 && zulu ? 'Z' : `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`;
+    return `${local.slice(0, 19)}${fraction}${zone}`;
+  })
+  .filter(
+    (value) => /^\d{4}-/.test(value) && Date.parse(value) >= Date.parse('0001-01-01T00:00:00Z') && Date.parse(value) <= Date.parse('9999-12-31T23:59:59.999Z'),
+  );
+
+/** Characters a text field takes: ASCII, accents, CJK, astral (2 UTF-16 units), combining marks, controls, BOM, bidi. */
+const validChar = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('é', '中', '😀', '🚚', 'e\u0301', '\uFEFF', '\u202E', '\uFFFF', '\u0001', '\u007F', '\t', '\r\n', '"', "'", '\\', '%'),
+  },
+);
+
+/** The longest prefix of `value` (whole code points) within `max` UTF-16 units. */
+const within = (value: string, max: number) => {
+  let out = '';
+  for (const ch of value) {
+    if (out.length + ch.length > max) break;
+    out += ch;
+  }
+  return out;
+};
+
+/** A text validation accepts: at most `max` UTF-16 units, no NUL, no lone surrogate; often exactly at the limit. */
+export function validText(min: number, max: number): fc.Arbitrary<string> {
+  const clean = (s: string) => toWellFormed(s).replaceAll('\u0000', '');
+  const pad = (s: string) => (s.length >= min ? s : s + 'x'.repeat(min - s.length));
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.array(validChar, { maxLength: Math.min(max, 40) }).map((chars) => pad(within(clean(chars.join('')), max))) },
+    // Exactly at the limit, with characters of 1, 2 (astral) and 3 UTF-8 bytes.
+    { weight: 2, arbitrary: fc.constantFrom('x', 'é', '中', '😀').map((ch) => pad(ch.repeat(Math.floor(max / ch.length)))) },
+  );
+}
+
+/** Field-name knowledge for valid values: permalinks of stored parents, the tenant slug, zone names. */
+export interface ValidContext {
+  resolve(ref: string): Schema;
+  special(field: string): fc.Arbitrary<unknown> | null;
+}
+
+/** JSON values without NUL or lone surrogates (keys included): what an unknown field may carry. */
+const validJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    validText(0, 60),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(validText(1, 20), tie('value'), { maxKeys: 3 }),
+  ),
+})).value;
+
+/** A value `schema` accepts, at its edges (nullable fields sometimes null, optional ones sometimes absent). */
+export function validFromSchema(schema: Schema, ctx: ValidContext, field = ''): fc.Arbitrary<unknown> {
+  if (schema.$ref) return validFromSchema(ctx.resolve(schema.$ref), ctx, field);
+  const special = ctx.special(field);
+  if (special) return special;
+  if (schema.anyOf || schema.oneOf) return fc.oneof(...(schema.anyOf ?? schema.oneOf).map((s: Schema) => validFromSchema(s, ctx, field)));
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'null':
+      return fc.constant(null);
+    case 'string':
+      return schema.format === 'date-time' ? validDateTime : validText(schema.minLength ?? 0, schema.maxLength ?? 200);
+    case 'integer': {
+      const min = schema.minimum ?? -(2 ** 31);
+      const max = schema.maximum ?? 2 ** 31 - 1;
+      return fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max));
+    }
+    case 'number': {
+      const min = schema.minimum ?? -1e308;
+      const max = schema.maximum ?? 1e308;
+      return fc.oneof(fc.double({ min, max, noNaN: true }), fc.constantFrom(min, max, 0, Number.MIN_VALUE, -Number.MIN_VALUE, 1e-300));
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(validFromSchema(schema.items, ctx, field), {
+        minLength: Math.max(schema.minItems ?? 0, 1),
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      });
+    case 'object': {
+      const required = new Set<string>(schema.required ?? []);
+      const entries = Object.entries<Schema>(schema.properties ?? {}).map(([name, s]) =>
+        fc.tuple(fc.constant(name), required.has(name) ? fc.constant(true) : fc.boolean(), validFromSchema(s, ctx, name)),
+      );
+      const known = new Set(Object.keys(schema.properties ?? {}));
+      const extras = fc.dictionary(
+        validText(1, 30).filter((k) => !known.has(k)),
+        validJson,
+        { maxKeys: 2 },
+      );
+      return fc.tuple(fc.tuple(...entries), extras).map(([fields, extra]) => {
+        const o: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(extra)) Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+        for (const [name, present, value] of fields) if (present) o[name] = value;
+        return o;
+      });
+    }
+    default:
+      return validJson;
+  }
+}

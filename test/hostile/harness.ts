@@ -28,7 +28,7 @@ export async function seededTenant(testApp: TestApp): Promise<{ tenant: TestTena
   const tenant = await testApp.createTenant();
   const api = apiFor(testApp, tenant.apiKey);
   const tree = await seedLoadTree(api, tenant);
-  const update = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, tree.load));
+  const update = await seed(api, routes.load_update, loadUpdateBody(tenant, tree.load));
   const pool: Pool = new Map();
   for (const body of [tree.carrier, tree.load, tree.leg, tree.stop, update]) {
     for (const [field, value] of Object.entries(body)) {

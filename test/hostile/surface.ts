@@ -250,8 +250,11 @@ function graphqlValue(surface: GraphQLSurface, t: TypeRef, ctx: SchemaContext, f
   return fc.oneof({ weight: 8, arbitrary: scalar[type.name] ?? hostileJson }, wrong);
 }
 
-/** A selection of the type's scalar fields, two object levels deep (fields with required arguments left out). */
-function selection(surface: GraphQLSurface, t: TypeRef, depth = 0): string {
+/**
+ * A selection of the type's scalar fields and its object and list fields down to `levels` object
+ * levels (fields with required arguments left out).
+ */
+export function selection(surface: GraphQLSurface, t: TypeRef, levels = 2, depth = 0): string {
   const type = surface.types.get(namedOf(t).name!)!;
   if (type.kind !== 'OBJECT') return '';
   const parts = ['__typename'];
@@ -259,7 +262,7 @@ function selection(surface: GraphQLSurface, t: TypeRef, depth = 0): string {
     if (f.args.some((a) => isRequired(a.type))) continue;
     const named = surface.types.get(namedOf(f.type).name!)!;
     if (named.kind === 'OBJECT') {
-      if (depth < 2) parts.push(`${f.name} ${selection(surface, f.type, depth + 1)}`);
+      if (depth < levels) parts.push(`${f.name} ${selection(surface, f.type, levels, depth + 1)}`);
     } else parts.push(f.name);
   }
   return `{ ${parts.join(' ')} }`;

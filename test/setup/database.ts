@@ -1,11 +1,14 @@
 /**
- * A fresh, migrated database for one test file: PGlite in memory by default; with DATABASE_URL, a new
- * PostgreSQL database created next to the one the URL names (dropped again at the end).
+ * A fresh, migrated database for one test file, copied from the run's template (./template.ts, the
+ * integration tests' global setup): PGlite in memory loaded from the template's dump by default; with
+ * DATABASE_URL, a new PostgreSQL database created from the template next to the one the URL names
+ * (dropped again at the end).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
+import { adminQuery, databaseUrl } from './template.js';
 
 export interface TestDatabase {
   db: Database;
@@ -15,30 +18,25 @@ export interface TestDatabase {
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    const db = await openDatabase({ dataDir: 'memory://' });
-    await migrate(db.adapterFactory);
+  const template = inject('databaseTemplate');
+  if (!template) throw new Error('No database template: add test/setup/template.ts to the vitest config globalSetup.');
+  if (template.kind === 'pglite') {
+    const db = await openDatabase({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(template.dumpPath)]) });
     return { db, url: null, drop: () => db.close() };
   }
   const name = `tms_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), dataDir: '', poolSize: 20 });
-  await migrate(db.adapterFactory);
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+  const url = databaseUrl(name);
+  const db = await openDatabase({ url, dataDir: '', poolSize: 20 });
   return {
     db,
-    url: url.toString(),
+    url,
     async drop() {
-      await db.close();
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
+      try {
+        await db.close(); // fails when the test closed it already
+      } finally {
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }
     },
   };
 }

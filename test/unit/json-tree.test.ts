@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { compileTree } from '../../src/db/json-tree.js';
+import { compileTree } from '../../src/domain/load/tree.js';
 
 // The SQL itself is held to Prisma's answers by test/integration/graphql/load-page.test.ts; here: which trees
 // the reader takes, and that it declines the rest (the `loads` resolver then asks Prisma).

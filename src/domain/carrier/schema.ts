@@ -26,6 +26,8 @@ export const carrierRecord = defineRecord({
   kind: 'carrier',
   label: 'Carrier',
   table: 'carriers',
+  model: 'Carrier',
+  changeEvents: [],
   body: CarrierUpsert,
   permalinkField: 'native_system_carrier_permalink',
   freshness: 'none',
@@ -36,6 +38,7 @@ export const carrierRecord = defineRecord({
     description: 'Creates or updates one carrier by native_system_carrier_permalink.',
   },
   graphql: {
+    rootFields: ['carrier', 'carriers'],
     input: 'CarrierInput',
     mutation: 'upsertCarrier',
     description: 'Creates or updates a carrier by its permalink; the same service as `POST /api/v1/carriers/upsert`.',

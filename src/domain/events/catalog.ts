@@ -1,15 +1,11 @@
-/** The change events a tenant's subscribers receive (README "Live data" lists their payloads). */
-export const loadEventTypes = [
-  'load.created',
-  'load.changed',
-  'load.phase_changed',
-  'leg.changed',
-  'stop.arrived',
-  'stop.departed',
-  'stop.changed',
-  'load_update.received',
-  'ingest_health.state_changed',
-] as const;
+import { recordSpecs } from '../registry.js';
+
+/**
+ * The change events a tenant's subscribers receive (docs/reference/events.md lists their payloads): those
+ * each record kind declares (`changeEvents`, emitted by its table's triggers), in registry order, then
+ * ingest health's own.
+ */
+export const loadEventTypes: readonly string[] = [...recordSpecs.flatMap((spec) => spec.changeEvents), 'ingest_health.state_changed'];
 
 /** One stored event, as GraphQL, the subscription and webhooks see it. */
 export interface LoadEvent {

@@ -9,7 +9,7 @@ import { loadEventTypes, type LoadEvent, type LoadEventFilter } from './catalog.
 import { assertValidFilter, cursorOf, maxEventPage, parseCursor, readLoadEvents } from './service.js';
 
 const LoadEventType = builder.objectRef<LoadEvent>('LoadEvent').implement({
-  description: 'A change of the tenant\'s data, recorded in the same transaction as the write (README "Live data" lists the types and payloads).',
+  description: "A change of the tenant's data, recorded in the same transaction as the write (docs/reference/events.md lists the types and payloads).",
   fields: (t) => ({
     cursor: t.string({
       description: "Position in the tenant's event stream, increasing in commit order: pass it as `after` to continue after this event.",

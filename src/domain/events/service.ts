@@ -27,7 +27,7 @@ export function parseCursor(after: string | null | undefined, field = 'after'): 
 
 /** Checks a filter's types against the catalogue (an unknown type would silently match nothing). */
 export function assertValidFilter(filter: LoadEventFilter | null | undefined): void {
-  const unknown = (filter?.types ?? []).filter((type) => !(loadEventTypes as readonly string[]).includes(type));
+  const unknown = (filter?.types ?? []).filter((type) => !loadEventTypes.includes(type));
   if (unknown.length) {
     throw new AppError('validation_failed', `Unknown event type ${unknown.join(', ')}.`, [
       { field: 'filter.types', issue: `must be among ${loadEventTypes.join(', ')}` },

@@ -4,31 +4,25 @@
  */
 import { builder } from '../../graphql/builder.js';
 import { tenantOf } from '../../graphql/context.js';
+import { IngestSourceEnum } from '../../graphql/enums.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
 import { restPath } from '../shared/record.js';
-import type { IngestSourceName } from './events.js';
 import { rejectionSampleSize } from './recorder.js';
 import {
   degradedMinimumRequests,
   readIngestHealth,
+  readIngestSeries,
+  seriesIntervalMinutes,
   unmappedStatusLimit,
   type HealthState,
   type IngestHealth,
   type KindCounts,
   type OutcomeCounts,
   type RecentRejection,
+  type SeriesPoint,
   type SourceHealth,
   type UnmappedStatus,
 } from './service.js';
-
-const IngestSourceEnum = builder.enumType('IngestSource', {
-  description: 'The ingestion path a request came by, from its `Service-Ingest-Source` header.',
-  values: {
-    PULL: { value: 'pull', description: 'The TMS integration polls the TMS and posts what it finds (`Service-Ingest-Source: pull`).' },
-    WEBHOOK: { value: 'webhook', description: 'The TMS pushed a change as it happened (`Service-Ingest-Source: webhook`).' },
-    UNSPECIFIED: { value: 'unspecified', description: 'Requests without a `Service-Ingest-Source` header.' },
-  } satisfies Record<string, { value: IngestSourceName; description: string }>,
-});
 
 const HealthStateEnum = builder.enumType('HealthState', {
   description: 'How one ingestion path of the tenant is doing; the first matching state wins, in the order listed below.',
@@ -81,6 +75,17 @@ const KindCountsType = builder.objectRef<KindCounts>('KindCounts').implement({
   }),
 });
 
+const SeriesPointType = builder.objectRef<SeriesPoint>('IngestSeriesPoint').implement({
+  description: 'Records of one ingestion path in one interval, by outcome.',
+  fields: (t) => ({
+    start: t.field({ type: 'DateTime', description: 'Start of the interval.', resolve: (p) => p.start }),
+    processed: t.exposeInt('processed', { description: 'Records written (created or changed).' }),
+    skipped: t.exposeInt('skipped', { description: 'Records older than the stored version (`sync_run_time`), not written.' }),
+    duplicate: t.exposeInt('duplicate', { description: 'Load updates already stored.' }),
+    rejected: t.exposeInt('rejected', { description: 'Records refused with an error.' }),
+  }),
+});
+
 const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHealth').implement({
   description: 'Health of one ingestion path (pull, webhook or unspecified) of the tenant.',
   fields: (t) => ({
@@ -107,6 +112,28 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
       type: OutcomeCountsType,
       description: 'Counts over the last 24 hours (24 h to 24 h 5 min).',
       resolve: (s) => s.lastDay,
+    }),
+    series: t.field({
+      type: [SeriesPointType],
+      description:
+        'Records per interval by outcome over the last 24 hours, oldest first, every interval present (zeros included): what a chart of this path draws.',
+      args: {
+        intervalMinutes: t.arg.int({
+          defaultValue: 60,
+          description: `Interval length in minutes: a multiple of 5 that divides a day (${seriesIntervalMinutes.min} to ${seriesIntervalMinutes.max}; default 60).`,
+        }),
+      },
+      // At most 289 points of 5 fields each.
+      complexity: 50,
+      resolve: (s, { intervalMinutes }, ctx) =>
+        readIngestSeries({
+          db: ctx.services.db,
+          recorder: ctx.services.recorder,
+          tenantId: tenantOf(ctx).id,
+          source: s.source,
+          now: ctx.now,
+          intervalMinutes: intervalMinutes ?? 60,
+        }),
     }),
     byKind: t.field({
       nullable: false,

@@ -182,3 +182,48 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
     })),
   };
 }
+
+/** One interval of a source's time series: its start and outcome counts. */
+export interface SeriesPoint extends OutcomeCounts {
+  start: Date;
+}
+
+/** Interval lengths a series may use: whole 5-minute buckets that divide a day (5 min to 24 h). */
+export const seriesIntervalMinutes = { min: 5, max: 1440 } as const;
+
+/**
+ * Records of one source per interval by outcome over the last 24 hours, oldest first, every interval
+ * present (zeros included), for charts (the console, customers' dashboards). Intervals are aligned to
+ * multiples of their length since the epoch; the first one holds the start of the 24-hour window.
+ */
+export async function readIngestSeries(options: {
+  db: Database;
+  recorder: IngestRecorder;
+  tenantId: string;
+  source: IngestSourceName;
+  now: Date;
+  intervalMinutes: number;
+}): Promise<SeriesPoint[]> {
+  const { db, recorder, tenantId, source, now, intervalMinutes } = options;
+  const { min, max } = seriesIntervalMinutes;
+  if (!Number.isInteger(intervalMinutes) || intervalMinutes < min || intervalMinutes > max || intervalMinutes % 5 !== 0 || 1440 % intervalMinutes !== 0) {
+    throw new AppError('validation_failed', `The interval must be a multiple of 5 minutes that divides a day (${min} to ${max}).`, [
+      { field: 'intervalMinutes', issue: 'must be a multiple of 5 that divides 1440' },
+    ]);
+  }
+  await recorder.flush();
+  const intervalMs = intervalMinutes * 60_000;
+  const first = Math.floor((now.getTime() - dayMs) / intervalMs) * intervalMs;
+  const rows = await db.sql.query<{ bucket_start: Date; outcome: IngestOutcome; count: unknown }>(
+    `SELECT bucket_start, outcome, sum(count)::int8 AS count FROM ingest_counts
+     WHERE tenant_id = $1 AND source = $2 AND bucket_start >= $3 GROUP BY bucket_start, outcome`,
+    [tenantId, source, new Date(first)],
+  );
+  const points: SeriesPoint[] = [];
+  for (let start = first; start <= now.getTime(); start += intervalMs) points.push({ start: new Date(start), ...zeroCounts() });
+  for (const row of rows) {
+    const point = points[Math.floor((new Date(row.bucket_start).getTime() - first) / intervalMs)];
+    if (point) point[row.outcome] += Number(row.count);
+  }
+  return points;
+}

@@ -50,6 +50,8 @@ export const loadLegRecord = defineRecord({
   kind: 'load_leg',
   label: 'Load leg',
   table: 'load_legs',
+  model: 'LoadLeg',
+  changeEvents: ['leg.changed'],
   body: LoadLegUpsert,
   permalinkField: 'native_system_load_leg_permalink',
   freshness: 'sync_run_time',
@@ -60,6 +62,7 @@ export const loadLegRecord = defineRecord({
     description: 'Creates or updates one leg with its carrier, driver and rep assignments. The parent load (and the carrier, when named) must exist.',
   },
   graphql: {
+    rootFields: ['loadLeg'],
     input: 'LoadLegInput',
     mutation: 'upsertLoadLeg',
     description: 'Creates or updates a load leg by its permalink; the same service as `POST /api/v1/loadlegs/upsert`.',

@@ -58,6 +58,8 @@ export const loadUpdateRecord = defineRecord({
   kind: 'load_update',
   label: 'Load update',
   table: 'load_updates',
+  model: 'LoadUpdate',
+  changeEvents: ['load_update.received'],
   body: LoadUpdateCreate,
   permalinkField: 'native_system_load_update_permalink',
   freshness: 'append_only',
@@ -69,6 +71,7 @@ export const loadUpdateRecord = defineRecord({
     description: 'Appends one check call, GPS ping or status remark. A repeated permalink answers duplicate and changes nothing.',
   },
   graphql: {
+    rootFields: [],
     input: 'LoadUpdateInput',
     mutation: 'createLoadUpdate',
     description: 'Appends a load update; a repeated permalink answers DUPLICATE. The same service as `POST /api/v1/loadupdates/create`.',

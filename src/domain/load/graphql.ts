@@ -13,6 +13,9 @@ import { describeStoredField } from '../shared/record.js';
 /** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
 const describe = (name: string) => describeStoredField(loadRecord, name);
 
+/** The log message of a `loads` page answered by Prisma instead of the SQL load page. */
+const loadPageFallback = 'loads: a selection the SQL load page does not read, answered by Prisma';
+
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;
 
@@ -131,10 +134,13 @@ builder.queryFields((t) => ({
         const tenantId = tenantOf(ctx).id;
         const { prisma, sql } = ctx.services.db;
         const scoped = scopeCursor(query, tenantId);
-        // One statement with the page's relations nested by PostgreSQL; Prisma for selections it does not read.
+        // One statement with the page's relations nested by PostgreSQL. A selection it does not read takes
+        // the one documented other path (docs/decisions/0013-one-load-filter.md): Prisma, with the same
+        // filter and order definitions, logged so that it never goes unnoticed.
         const prismaPage = () => prisma.load.findMany({ ...scoped, where: loadFilterWhere(tenantId, filter), orderBy: loadOrderBy(orderBy) });
         // The rows have the shape Prisma would return for `scoped` (see db/json-tree.ts).
         const page = (await readLoadPage(sql, tenantId, scoped, filter, orderBy)) as Awaited<ReturnType<typeof prismaPage>> | null;
+        if (!page) ctx.log.info({ field: 'loads', query: scoped }, loadPageFallback);
         const loads = page ?? (await prismaPage());
         if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
         return loads;

@@ -6,8 +6,9 @@
  * (`skip: 1` leaves it out), a negative `take` reads backwards and answers in list order.
  */
 import type { Sql } from '../../db/database.js';
-import { compileTree } from '../../db/json-tree.js';
-import { loadFilterSql, type LoadFilter, type LoadOrder } from './queries.js';
+import { orderKeys } from '../../db/json-tree.js';
+import { loadFilterWhere, loadOrderBy, type LoadFilter, type LoadOrder } from './queries.js';
+import { compileTree, compileWhere } from './tree.js';
 
 /** The connection query @pothos/plugin-prisma plans for `loads`. */
 export interface LoadPageQuery {
@@ -31,23 +32,35 @@ export async function readLoadPage(
   if (Object.keys(query).some((key) => !pageKeys.has(key))) return null;
   const { take, skip = 0 } = query;
   if (!Number.isInteger(take) || take === 0 || !Number.isInteger(skip) || skip < 0) return null;
-  const key = order === 'ACTIVITY_DESC' ? { column: 'last_activity_at', field: 'lastActivityAt' } : { column: 'created_at', field: 'createdAt' };
-  const tree = compileTree('Load', 'l', query, '$1', ['id', key.field]);
+  // The list order is `loadOrderBy`'s (the one definition Prisma reads too), every key in one direction.
+  const keys = orderKeys('Load', loadOrderBy(order));
+  const descending = keys[0]!.direction === 'DESC';
+  if (keys.some((k) => k.direction !== keys[0]!.direction)) throw new Error('the load page reads one direction of keys only');
+  const tree = compileTree(
+    'Load',
+    'l',
+    query,
+    '$1',
+    keys.map((k) => k.field),
+  );
   if (!tree) return null;
   const params: unknown[] = [tenantId];
   const param = (value: unknown) => `$${params.push(value)}`;
-  const where = ['l.tenant_id = $1', ...loadFilterSql(filter, '$1', param)];
+  const where = compileWhere('Load', 'l', loadFilterWhere(tenantId, filter), '$1', param);
   const backwards = take! < 0;
+  const columns = (alias: string) => `(${keys.map((k) => `${alias}.${k.column}`).join(', ')})`;
   let cursor = '';
   if (query.cursor) {
     if (typeof query.cursor.id !== 'string') return null;
     // Rows at or after the cursor's row in list order (at or before it when reading backwards).
-    cursor = ` JOIN (SELECT ${key.column} AS k, id FROM loads WHERE id = ${param(query.cursor.id)}::uuid AND tenant_id = $1) c ON (l.${key.column}, l.id) ${backwards ? '>=' : '<='} (c.k, c.id)`;
+    const atOrAfter = descending !== backwards ? '<=' : '>=';
+    cursor = ` JOIN (SELECT ${keys.map((k) => k.column).join(', ')} FROM loads WHERE id = ${param(query.cursor.id)}::uuid AND tenant_id = $1) c ON ${columns('l')} ${atOrAfter} ${columns('c')}`;
   }
-  const direction = backwards ? 'ASC' : 'DESC';
+  const inner = backwards === descending ? 'ASC' : 'DESC';
+  const outer = descending ? 'DESC' : 'ASC';
   const text =
-    `SELECT row_to_json(p) AS j FROM (SELECT ${tree.list} FROM loads l${cursor} WHERE ${where.join(' AND ')}` +
-    ` ORDER BY l.${key.column} ${direction}, l.id ${direction} LIMIT ${Math.abs(take!)} OFFSET ${skip}) p ORDER BY p."${key.field}" DESC, p.id DESC`;
+    `SELECT row_to_json(p) AS j FROM (SELECT ${tree.list} FROM loads l${cursor} WHERE l.tenant_id = $1 AND ${where}` +
+    ` ORDER BY ${keys.map((k) => `l.${k.column} ${inner}`).join(', ')} LIMIT ${Math.abs(take!)} OFFSET ${skip}) p ORDER BY ${keys.map((k) => `p."${k.field}" ${outer}`).join(', ')}`;
   const rows = await sql.query<{ j: Record<string, unknown> }>(text, params);
   return rows.map(({ j }) => {
     tree.decode(j);
@@ -58,7 +71,7 @@ export async function readLoadPage(
 /** How many of the tenant's loads match the filter (`totalCount`). */
 export async function countLoads(sql: Sql, tenantId: string, filter: LoadFilter | null | undefined): Promise<number> {
   const params: unknown[] = [tenantId];
-  const where = ['l.tenant_id = $1', ...loadFilterSql(filter, '$1', (value) => `$${params.push(value)}`)];
-  const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM loads l WHERE ${where.join(' AND ')}`, params);
+  const where = compileWhere('Load', 'l', loadFilterWhere(tenantId, filter), '$1', (value) => `$${params.push(value)}`);
+  const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM loads l WHERE l.tenant_id = $1 AND ${where}`, params);
   return row!.n;
 }

@@ -1,4 +1,7 @@
-/** Read-side filters for loads (GraphQL `loads`). */
+/**
+ * Read-side filters and orders for loads (GraphQL `loads`), each defined once in Prisma's form: Prisma
+ * reads them as they are, the SQL load page (`page.ts`) compiles them (`db/json-tree.ts`).
+ */
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
 
@@ -86,40 +89,4 @@ export function tmsUrlOf(template: string | null, legs: readonly { loadUniqueKey
   const key = legs.find((leg) => leg.loadUniqueKey)?.loadUniqueKey;
   if (!template || !key) return null;
   return template.replaceAll('{key}', encodeURIComponent(key));
-}
-
-/**
- * `loadFilterWhere` as SQL conditions on `loads l` (the hand-written load page, `page.ts`), with the
- * same matching as Prisma's for that filter: `status` compares with `ILIKE`, `city` lower-cased with
- * the stops' indexed `city_key`, `search` with `ILIKE '%' || term || '%'`. `param` adds a parameter
- * and returns its placeholder; `tenant` is the tenant's placeholder, which every subquery filters on too.
- */
-export function loadFilterSql(filter: LoadFilter | null | undefined, tenant: string, param: (value: unknown) => string): string[] {
-  const and: string[] = [];
-  if (filter?.phase) and.push(filter.phase.length ? `l.phase::text IN (${filter.phase.map((phase) => param(phase)).join(', ')})` : 'false');
-  const status = filter?.status?.trim();
-  if (status) and.push(`l.status ILIKE ${param(status)}`);
-  if (filter?.changedSince) and.push(`l.changed_at >= ${param(filter.changedSince.toISOString())}::timestamptz`);
-  if (filter?.activitySince) and.push(`l.last_activity_at >= ${param(filter.activitySince.toISOString())}::timestamptz`);
-  const carrier = filter?.carrier?.trim();
-  if (carrier) {
-    and.push(
-      `EXISTS (SELECT 1 FROM load_legs g JOIN carriers c ON c.id = g.carrier_id WHERE g.load_id = l.id AND g.tenant_id = ${tenant} AND c.tenant_id = ${tenant} AND c.permalink = ${param(carrier)})`,
-    );
-  }
-  const city = filter?.city?.trim();
-  if (city) {
-    and.push(
-      `EXISTS (SELECT 1 FROM load_legs g JOIN stops s ON s.leg_id = g.id WHERE g.load_id = l.id AND g.tenant_id = ${tenant} AND s.tenant_id = ${tenant} AND s.city_key = lower(${param(city)}))`,
-    );
-  }
-  const term = filter?.search?.trim();
-  if (term) {
-    const like = `ILIKE ('%' || ${param(term)} || '%')`;
-    and.push(
-      `(l.customer_reference_number ${like} OR l.bol_number ${like} OR l.po_number ${like} OR EXISTS (SELECT 1 FROM load_legs g WHERE g.load_id = l.id AND g.tenant_id = ${tenant}` +
-        ` AND (g.reference_number ${like} OR g.pickup_reference_number ${like} OR EXISTS (SELECT 1 FROM stops s WHERE s.leg_id = g.id AND s.tenant_id = ${tenant} AND s.reference_number ${like}))))`,
-    );
-  }
-  return and;
 }

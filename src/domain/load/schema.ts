@@ -31,6 +31,8 @@ export const loadRecord = defineRecord({
   kind: 'load',
   label: 'Load',
   table: 'loads',
+  model: 'Load',
+  changeEvents: ['load.created', 'load.changed', 'load.phase_changed'],
   body: LoadUpsert,
   permalinkField: 'native_system_load_permalink',
   freshness: 'sync_run_time',
@@ -42,6 +44,7 @@ export const loadRecord = defineRecord({
     description: 'Creates or updates one load. Create the load before its legs and stops.',
   },
   graphql: {
+    rootFields: ['load', 'loads'],
     input: 'LoadInput',
     mutation: 'upsertLoad',
     description: 'Creates or updates a load by its permalink; the same service as `POST /api/v1/loads/upsert`.',

@@ -88,11 +88,31 @@ export const isInDateRange = (value: string) => {
   return time >= earliest && time <= latest;
 };
 
-/** An ISO 8601 date-time with a zone (`Z` or an offset), years 0001 to 9999 once in UTC. */
-export const isoDateTime = () => z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' });
+/**
+ * The same instant in UTC (`2026-11-25T10:00:00+16:00` → `2026-11-24T18:00:00.000Z`), at the
+ * millisecond precision of the columns; a value that is no date-time is left for the format check.
+ */
+const toUtc = (value: string) => {
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? value : new Date(time).toISOString();
+};
+
+/**
+ * An ISO 8601 date-time with a zone (`Z` or any offset up to ±23:59), years 0001 to 9999 once in UTC,
+ * normalised to UTC: PostgreSQL refuses offsets beyond ±15:59 as text, so no offset ever reaches SQL.
+ */
+export const isoDateTime = () =>
+  z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' }).overwrite(toUtc);
 
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
-export const dateTime = (importance: Importance, description: string) => presence(isoDateTime(), importance, description);
+export const dateTime = (importance: Importance, description: string) =>
+  presence(
+    isoDateTime(),
+    importance,
+    description,
+    {},
+    'Any offset from -23:59 to +23:59 is accepted; the instant is stored in UTC, to the millisecond (further digits are dropped).',
+  );
 
 /**
  * A nullable value from a fixed list, each value with its description (`x-enumDescriptions`: shown by

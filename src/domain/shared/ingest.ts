@@ -5,9 +5,10 @@
  * JSON, GraphQL into results and errors; neither reports to ingest accounting itself.
  */
 import type { Database } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
 import { buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
-import { AppError, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
+import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
 import type { RecordKind } from '../registry.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
@@ -24,6 +25,8 @@ export interface IngestScope {
   tenant: TenantRef;
   source: IngestSourceName;
   now: Date;
+  /** Where the cause of a record the database refused is logged (the record answers `internal`). */
+  log: Pick<Logger, 'error'>;
 }
 
 export interface IngestOptions {
@@ -52,8 +55,18 @@ function hintFor(unknownFields: readonly string[]): string {
   return ` ${names} in the body is not applied (kept in extra): send it as a query parameter (?${misplaced[0]}=…; GraphQL: the syncRunTime argument).`;
 }
 
+/**
+ * The error of a valid record the database refused (a fault of the service: validation should have
+ * caught it). Its batch's other records are written; the cause is logged by the transport.
+ */
+const recordNotStored = (permalink: string) =>
+  new AppError('internal', `The record ${permalink} could not be stored (an internal error, logged); the other records of the request were written.`);
+
 /** Most records one batch (a bulk request or mutation) may carry. */
 export const maxBatchRecords = 1000;
+
+/** Largest body of a batch request (a REST bulk route; /graphql, so that a full bulk mutation fits). */
+export const maxBulkBodyBytes = 5 * 1024 * 1024;
 
 /** A valid record waiting for its statement: its place in the request and its round (occurrence of its permalink). */
 interface Pending {
@@ -167,21 +180,46 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       else groups.set(key, [p]);
     }
     const statements = [...groups.values()].sort((a, b) => a[0]!.round - b[0]!.round);
-    try {
-      for (const group of statements) {
-        const params = statement.params({
-          tenantId: scope.tenant.id,
-          now: scope.now,
-          syncRunTime,
-          present: group[0]!.present,
-          rows: group.map((p) => p.row),
-        });
-        const rows = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
-        statement.read(rows, group.length).forEach((result, i) => {
-          const p = group[i]!;
-          results[p.index] = outcomeOf(p.row, result);
-        });
+
+    /**
+     * Writes one group in one statement (one implicit transaction: all its rows or none). When the
+     * database refuses the data of its rows (`isDataRefusal`), the halves are written apart until
+     * the refusing record stands alone: it answers `internal`, every other record is written. Any
+     * other failure (an outage, a rolled-back conflict, a broken schema) concerns the request: thrown.
+     */
+    async function write(group: readonly Pending[]): Promise<void> {
+      const params = statement.params({
+        tenantId: scope.tenant.id,
+        now: scope.now,
+        syncRunTime,
+        present: group[0]!.present,
+        rows: group.map((p) => p.row),
+      });
+      let rows: Record<string, unknown>[];
+      try {
+        rows = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
+      } catch (thrown) {
+        // A request of one record fails whole (500, logged with its cause by the transport), as does
+        // a statement the database refuses for a reason other than the data of its rows.
+        if (!isDataRefusal(thrown) || records.length === 1) throw thrown;
+        if (group.length === 1) {
+          scope.log.error({ err: thrown, kind: spec.kind, permalink: group[0]!.row.permalink }, 'record refused by the database');
+          results[group[0]!.index] = { ok: false, error: recordNotStored(group[0]!.row.permalink) };
+          return;
+        }
+        const half = Math.ceil(group.length / 2);
+        await write(group.slice(0, half));
+        await write(group.slice(half));
+        return;
       }
+      statement.read(rows, group.length).forEach((result, i) => {
+        const p = group[i]!;
+        results[p.index] = outcomeOf(p.row, result);
+      });
+    }
+
+    try {
+      for (const group of statements) await write(group);
     } catch (thrown) {
       const error = toAppError(thrown);
       report(
@@ -208,12 +246,6 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     spec,
     honoursSyncRunTime,
     ingest,
-    /** Ingests one record: its outcome, or its contract error thrown (reported either way). */
-    async ingestOne(scope: IngestScope, input: unknown, options?: IngestOptions): Promise<UpsertOutcome> {
-      const [result] = await ingest(scope, [input], options);
-      if (!result!.ok) throw result!.error;
-      return result!.outcome;
-    },
     /**
      * Reports a request rejected before its records could be read (its `Service-Ingest-Source`,
      * content type, size or JSON): one rejection, with the record's permalink when the body has one.

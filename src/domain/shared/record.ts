@@ -27,6 +27,11 @@ export interface RestNames {
 
 /** The GraphQL names of a kind: its input type and its ingestion mutation. */
 export interface GraphqlNames {
+  /**
+   * The Query fields that read only the tenant's records of this kind (`load`, `loads`): the response
+   * cache keeps their answers until the tenant's data changes.
+   */
+  rootFields: readonly string[];
   input: string;
   mutation: string;
   description: string;
@@ -46,6 +51,13 @@ export interface RecordSpec<Kind extends string = string> {
   /** Human name used in messages ("Load", "Load leg"); its plural names the kind in docs. */
   label: string;
   table: string;
+  /** The Prisma model of `table` (the SQL load page reads it through the models' relations). */
+  model: string;
+  /**
+   * The change events the database emits when a record of this kind is written (its triggers in the
+   * migrations); the event catalog is built from them, in registry order.
+   */
+  changeEvents: readonly string[];
   body: AnyBody;
   /** Body field of the record's own permalink (schema-required, never null). */
   permalinkField: string;

@@ -1,6 +1,7 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { tenantOf, writableTenantOf } from '../../graphql/context.js';
+import { auditAdminChange } from '../../graphql/admin-audit.js';
+import { tenantOf } from '../../graphql/context.js';
 import { removeStatusMapping, setStatusMapping } from './service.js';
 
 builder.prismaObject('StatusMapping', {
@@ -25,25 +26,30 @@ builder.queryField('statusMappings', (t) =>
 builder.mutationFields((t) => ({
   setStatusMapping: t.prismaField({
     type: 'StatusMapping',
-    description: "Maps a TMS status to a phase (creating or replacing the mapping) and re-phases the tenant's stored loads and updates.",
+    description:
+      "Maps a TMS status to a phase (creating or replacing the mapping) and re-phases the tenant's stored loads and updates. Needs the tenant key, or the admin key with X-Tenant.",
     args: {
       status: t.arg.string({ required: true, description: 'The TMS status text (compared trimmed and case-insensitively).' }),
       phase: t.arg({ type: PhaseEnum, required: true, description: 'The phase it means.' }),
     },
+    // The tenant's own key, or the admin key for the X-Tenant tenant (tenant administration).
     resolve: async (_query, _root, { status, phase }, ctx) => {
-      const tenantId = writableTenantOf(ctx).id;
-      const mapping = await setStatusMapping(ctx.services.db, tenantId, status, phase, ctx.now);
-      await ctx.services.sequencer.committed(tenantId);
+      const tenant = tenantOf(ctx);
+      const mapping = await setStatusMapping(ctx.services.db, tenant.id, status, phase, ctx.now);
+      await ctx.services.sequencer.committed(tenant.id);
+      auditAdminChange(ctx, 'setStatusMapping', { tenant: tenant.slug, status: mapping.status, phase: mapping.phase });
       return mapping;
     },
   }),
   removeStatusMapping: t.boolean({
-    description: 'Removes the mapping of a TMS status; its loads become UNMAPPED. False when there was none.',
+    description:
+      'Removes the mapping of a TMS status; its loads become UNMAPPED. False when there was none. Needs the tenant key, or the admin key with X-Tenant.',
     args: { status: t.arg.string({ required: true, description: 'The TMS status text.' }) },
     resolve: async (_root, { status }, ctx) => {
-      const tenantId = writableTenantOf(ctx).id;
-      const removed = await removeStatusMapping(ctx.services.db, tenantId, status, ctx.now);
-      await ctx.services.sequencer.committed(tenantId);
+      const tenant = tenantOf(ctx);
+      const removed = await removeStatusMapping(ctx.services.db, tenant.id, status, ctx.now);
+      await ctx.services.sequencer.committed(tenant.id);
+      auditAdminChange(ctx, 'removeStatusMapping', { tenant: tenant.slug, status, removed });
       return removed;
     },
   }),

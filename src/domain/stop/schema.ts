@@ -71,6 +71,8 @@ export const stopRecord = defineRecord({
   kind: 'stop',
   label: 'Stop',
   table: 'stops',
+  model: 'Stop',
+  changeEvents: ['stop.arrived', 'stop.departed', 'stop.changed'],
   body: StopUpsert,
   permalinkField: 'native_system_stop_permalink',
   freshness: 'sync_run_time',
@@ -81,6 +83,7 @@ export const stopRecord = defineRecord({
     description: 'Creates or updates one pickup or delivery. The parent leg must exist.',
   },
   graphql: {
+    rootFields: ['stop'],
     input: 'StopInput',
     mutation: 'upsertStop',
     description: 'Creates or updates a stop by its permalink; the same service as `POST /api/v1/stops/upsert`.',

@@ -117,9 +117,17 @@ export async function findTenantBySlug(db: Database, slug: string): Promise<Tena
   return tenant ? tenantRef(tenant) : null;
 }
 
-/** Every tenant with its count of active keys and stale intervals, for `tenant list` and the admin `tenants` query. */
-export async function listTenants(db: Database) {
+/** A tenant as `tenant list` and the admin GraphQL fields show it: with its active key count and stale intervals. */
+export interface TenantSummary extends TenantRef {
+  createdAt: Date;
+  activeKeys: number;
+  staleSeconds: Record<IngestSourceName, number>;
+}
+
+/** Tenants matching `where` (every tenant by default), by slug, as summaries. */
+async function findTenantSummaries(db: Database, where: { slug?: string; id?: string } = {}): Promise<TenantSummary[]> {
   const tenants = await db.prisma.tenant.findMany({
+    where,
     orderBy: { slug: 'asc' },
     include: { _count: { select: { apiKeys: { where: { revokedAt: null } } } } },
   });
@@ -129,6 +137,18 @@ export async function listTenants(db: Database) {
     activeKeys: t._count.apiKeys,
     staleSeconds: { pull: t.pullStaleSeconds, webhook: t.webhookStaleSeconds, unspecified: t.unspecifiedStaleSeconds },
   }));
+}
+
+/** Every tenant with its count of active keys and stale intervals, for `tenant list` and the admin `tenants` query. */
+export async function listTenants(db: Database): Promise<TenantSummary[]> {
+  return findTenantSummaries(db);
+}
+
+/** One tenant's summary, by slug or id; `not_found` when there is none. */
+export async function describeTenant(db: Database, where: { slug: string } | { id: string }): Promise<TenantSummary> {
+  const [tenant] = await findTenantSummaries(db, where);
+  if (!tenant) throw new AppError('not_found', `No tenant "${'slug' in where ? where.slug : where.id}".`);
+  return tenant;
 }
 
 /** The `tenants` column holding each source's expected interval (schema.prisma). */
@@ -170,7 +190,8 @@ export const rateLimitRange = { perSecond: { min: 0, max: 1_000_000 }, burst: { 
 /**
  * Sets the tenant's ingestion rate limit: records per second (0 = no limit) and optionally the
  * bucket size, or `null` for the service defaults (RATE_LIMIT_RECORDS_PER_SECOND, RATE_LIMIT_BURST).
- * Returns what is stored. Running servers pick it up with the tenant's next key lookup (≤ 30 s).
+ * Returns what is stored. Running servers pick it up with the tenant's next key lookup (≤ 30 s; at once on
+ * the instance that served the `setTenantRateLimit` mutation).
  */
 export async function setRateLimit(db: Database, slug: string, perSecond: number | null, burst: number | null = null) {
   const { perSecond: rate, burst: size } = rateLimitRange;
@@ -178,6 +199,11 @@ export async function setRateLimit(db: Database, slug: string, perSecond: number
   if (!inRange(perSecond, rate) || !inRange(burst, size)) {
     throw new AppError('validation_failed', `The rate must be ${rate.min}–${rate.max} records per second and the burst ${size.min}–${size.max} records.`, [
       { field: 'rate', issue: `records per second from ${rate.min} to ${rate.max} (0 = no limit)` },
+    ]);
+  }
+  if (burst !== null && !perSecond) {
+    throw new AppError('validation_failed', `A burst goes with a number of records per second, not ${perSecond === null ? 'the default' : 'no limit (0)'}.`, [
+      { field: 'burst', issue: 'is only allowed with a rate above 0' },
     ]);
   }
   const [row] = await db.sql.query<{ per_second: number | null; burst: number | null }>(

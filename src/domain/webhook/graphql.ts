@@ -11,7 +11,7 @@ import { maxAttempts, webhookEventTypes } from './schema.js';
 import {
   createEndpoint,
   deleteEndpoint,
-  findEndpoint,
+  endpointWhere,
   replayDeliveries,
   rotateSecret,
   troubledEndpoints,
@@ -171,15 +171,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One webhook endpoint of the tenant, or null.',
     args: { id: idArg(t) },
-    resolve: async (query, _root, { id }, ctx) => {
-      const tenantId = tenantOf(ctx).id;
-      try {
-        await findEndpoint(ctx.services.db, tenantId, String(id));
-      } catch {
-        return null;
-      }
-      return ctx.services.db.prisma.webhookEndpoint.findFirst({ ...query, where: { id: String(id), tenantId } });
-    },
+    // One query, selections included: an unknown or another tenant's id is simply no row (null).
+    resolve: (query, _root, { id }, ctx) => ctx.services.db.prisma.webhookEndpoint.findFirst({ ...query, where: endpointWhere(tenantOf(ctx).id, String(id)) }),
   }),
 }));
 

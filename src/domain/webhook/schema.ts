@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { validationFailed, type FieldIssue } from '../../errors.js';
 import { loadEventTypes } from '../events/catalog.js';
 
-/** The change events an endpoint can subscribe to: the outbox's catalogue (README "Live data"). */
+/** The change events an endpoint can subscribe to: the outbox's catalogue (docs/reference/events.md). */
 export const webhookEventTypes = loadEventTypes;
 
 const second = 1000;

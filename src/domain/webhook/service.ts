@@ -22,6 +22,12 @@ const notFound = (id: string) =>
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The `where` of one endpoint of the tenant: an id that is no UUID names none (the uuid column would
+ * refuse it), so it matches nothing rather than failing the query.
+ */
+export const endpointWhere = (tenantId: string, id: string) => ({ tenantId, id: { in: uuidPattern.test(id) ? [id] : [] } });
+
 /** Refuses URLs that reach private networks (unless allowed), as a validation error on `field`. */
 async function assertDeliverable(url: string, allowPrivateNetworks: boolean, field: string) {
   if (allowPrivateNetworks) return;
@@ -30,8 +36,8 @@ async function assertDeliverable(url: string, allowPrivateNetworks: boolean, fie
 }
 
 /** The tenant's endpoint, or not_found (also for malformed ids and other tenants' endpoints). */
-export async function findEndpoint(db: Database, tenantId: string, id: string) {
-  const endpoint = uuidPattern.test(id) ? await db.prisma.webhookEndpoint.findFirst({ where: { id, tenantId } }) : null;
+async function findEndpoint(db: Database, tenantId: string, id: string) {
+  const endpoint = await db.prisma.webhookEndpoint.findFirst({ where: endpointWhere(tenantId, id) });
   if (!endpoint) throw notFound(id);
   return endpoint;
 }

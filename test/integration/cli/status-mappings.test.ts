@@ -58,16 +58,29 @@ describe.each(targets)('tenant CLI status mappings on $name', { timeout: 300_000
     expect((await cli('list-status-mappings')).code).toBe(2);
   });
 
-  test('npm run tenant -- list --json prints JSON only on stdout (pipe it to jq)', async () => {
-    const slug = uniqueSlug('npm');
-    await target.withDatabase((db) => createTenant(db, { slug, name: 'Through npm' }));
-    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      execFile('npm', ['run', 'tenant', '--', 'list', '--json'], { cwd: repoRoot, env: childEnv(target.env) }, (error, out, err) =>
+  const run = (command: string, args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      execFile(command, args, { cwd: repoRoot, env: childEnv(target.env) }, (error, out, err) =>
         done({ code: error ? Number(error.code ?? 1) : 0, stdout: out, stderr: err }),
       );
     });
+
+  test.each([
+    ['npx tms-ingest tenant list --json', 'npx', ['tms-ingest', 'tenant', 'list', '--json']],
+    ['npm run -s tenant -- list --json', 'npm', ['run', '-s', 'tenant', '--', 'list', '--json']],
+  ])('%s prints JSON only on stdout (pipe it to jq)', async (_, command, args) => {
+    const slug = uniqueSlug('npm');
+    await target.withDatabase((db) => createTenant(db, { slug, name: 'Through npm' }));
+    const { code, stdout, stderr } = await run(command, args);
     expect(code, stderr).toBe(0);
     expect(JSON.parse(stdout)).toContainEqual(expect.objectContaining({ slug, name: 'Through npm' }));
-    expect(stderr).toContain('> tms-ingest'); // npm's banner, out of the way
+  });
+
+  test("npm prints plain text, not JSON: a failing command ends with its own message and npm's plain lines", async () => {
+    const { code, stdout, stderr } = await run('npm', ['run', 'tenant', '--', 'list-status-mappings', uniqueSlug('nobody')]);
+    expect(code).toBe(3);
+    expect(stdout).toContain('> tms-ingest@'); // npm's banner, as npm prints it by default
+    expect(stderr).toMatch(/^No tenant "/m);
+    expect(stderr).not.toMatch(/^\s*[{"]/m); // no npm JSON error object after the message
   });
 });

@@ -69,10 +69,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `npm run tenant -- <args>` as a real child process (node + tsx, as the npm script does). */
+/**
+ * Node's arguments that run compiled `dist/<name>.js` as the npm scripts do (`npm start`: `main`,
+ * `npm run tenant`: `cli/tenant`); test/setup/build.ts builds dist/ before the tests run.
+ */
+export const compiled = (name: string) => ['--enable-source-maps', `dist/${name}.js`];
+
+/** Runs `npm run tenant -- <args>` as a real child process (the compiled CLI, as the npm script does). */
 export function runTenantCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/tenant.ts', ...args], { cwd: repoRoot, env: childEnv(env) }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...compiled('cli/tenant'), ...args], { cwd: repoRoot, env: childEnv(env) }, (error, stdout, stderr) => {
       done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -13,8 +13,8 @@ const snapshot = `{
     totalCount
     edges { node {
       permalink status phase
-      legs { permalink carrier { permalink } stops { permalink type sequence latitude longitude } }
-      updates(first: 100) { permalink type latitude longitude }
+      legs { permalink carrier { permalink } stops { permalink type sequence latitude longitude appointmentStart arrivedAt departedAt } }
+      updates(first: 10) { permalink type latitude longitude occurredAt phase eta }
     } }
   }
 }`;
@@ -62,6 +62,46 @@ describe('demo seed', { timeout: 180_000 }, () => {
     for (const ping of pings) {
       expect(ping.latitude).toEqual(expect.any(Number));
       expect(ping.longitude).toEqual(expect.any(Number));
+    }
+
+    // A true story relative to now: every arrival, departure, ping and call lies in the past, and each
+    // load's stops say what its phase says (issue 20).
+    const now = testApp.clock.now().getTime();
+    const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+    expect(data.statusMappings).toContainEqual({ status: 'Booked', phase: 'COVERED' });
+    const order = ['PLANNED', 'COVERED', 'DISPATCHED', 'AT_PICKUP', 'IN_TRANSIT', 'AT_DELIVERY', 'DELIVERED', 'COMPLETED'];
+    for (const load of loads) {
+      const [pickup, delivery] = load.legs[0].stops;
+      for (const stop of [pickup, delivery]) {
+        for (const at of [stop.arrivedAt, stop.departedAt]) if (at) expect(time(at), load.status).toBeLessThanOrEqual(now);
+        if (stop.departedAt) expect(time(stop.departedAt)).toBeGreaterThan(time(stop.arrivedAt)!);
+      }
+      const expectStops = (pickedUp: [boolean, boolean], delivered: [boolean, boolean]) => {
+        expect([!!pickup.arrivedAt, !!pickup.departedAt], `${load.status} pickup`).toEqual(pickedUp);
+        expect([!!delivery.arrivedAt, !!delivery.departedAt], `${load.status} delivery`).toEqual(delivered);
+      };
+      const phase = load.phase === 'UNMAPPED' ? 'DELIVERED' : load.phase; // "Awaiting Docs": delivered, paperwork open
+      if (['PLANNED', 'COVERED', 'DISPATCHED', 'CANCELLED'].includes(phase)) {
+        expect(time(pickup.appointmentStart), load.status).toBeGreaterThan(now);
+        expectStops([false, false], [false, false]);
+      }
+      if (phase === 'AT_PICKUP') expectStops([true, false], [false, false]);
+      if (phase === 'IN_TRANSIT') {
+        expectStops([true, true], [false, false]);
+        expect(time(delivery.appointmentStart)).toBeGreaterThan(now);
+      }
+      if (phase === 'AT_DELIVERY') expectStops([true, true], [true, false]);
+      if (phase === 'DELIVERED' || phase === 'COMPLETED') expectStops([true, true], [true, true]);
+      for (const update of load.updates) {
+        expect(time(update.occurredAt), `${load.status} ${update.type}`).toBeLessThanOrEqual(now);
+        if (update.eta) expect(time(update.eta)).toBeGreaterThan(time(update.occurredAt)!);
+        if (update.type !== 'CHECK_CALL') continue;
+        // A call never claims more progress than the load had then, nor than it has now.
+        expect(order.indexOf(update.phase), load.status).toBeLessThanOrEqual(order.indexOf(phase));
+        if (update.phase === 'AT_DELIVERY' || update.phase === 'DELIVERED') {
+          expect(time(update.occurredAt)).toBeGreaterThanOrEqual(time(delivery.arrivedAt)!);
+        }
+      }
     }
 
     // A second run: no error, nothing new, nothing changed.

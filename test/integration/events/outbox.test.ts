@@ -63,11 +63,11 @@ describe('load events', { timeout: 120_000 }, () => {
 
   test('a skipped upsert, a duplicate load update and an upsert that changes nothing record no event', async ({ testApp, api, tenant }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
-    const update = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load));
+    const update = await seed(api, routes.load_update, loadUpdateBody(tenant, load));
     await api.post(`${routes.load}?sync_run_time=2026-11-23T10:00:00Z`, load);
     const before = await lastSeq(testApp, tenant.id);
     expect((await api.post(`${routes.load}?sync_run_time=2026-11-23T09:00:00Z`, { ...load, bol_number: 'X' })).body.status).toBe('skipped');
-    expect((await api.post(routes.loadUpdate, update)).body.status).toBe('duplicate');
+    expect((await api.post(routes.load_update, update)).body.status).toBe('duplicate');
     expect((await api.post(routes.load, load)).body.status).toBe('processed');
     expect(await eventsOf(testApp, tenant.id, before)).toEqual([]);
   });
@@ -81,12 +81,12 @@ describe('load events', { timeout: 120_000 }, () => {
     const load = await seed(api, routes.load, loadBody(tenant));
     const permalink = load.native_system_load_permalink;
     const start = await lastSeq(testApp, tenant.id);
-    const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load));
-    await seed(api, routes.loadLeg, { ...leg, native_system_carrier_permalink: carrier.native_system_carrier_permalink, driver_name: 'Sam' });
+    const leg = await seed(api, routes.load_leg, loadLegBody(tenant, load));
+    await seed(api, routes.load_leg, { ...leg, native_system_carrier_permalink: carrier.native_system_carrier_permalink, driver_name: 'Sam' });
     const stop = await seed(api, routes.stop, stopBody(tenant, leg));
     await seed(api, routes.stop, { ...stop, arrived_at: '2026-11-23T09:00:00Z' });
     await seed(api, routes.stop, { ...stop, arrived_at: '2026-11-23T09:00:00Z', departed_at: '2026-11-23T10:00:00Z', location_name: 'Dock 4' });
-    await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { update_type: 'gps_ping', latitude: 41.88, longitude: -87.63 }));
+    await seed(api, routes.load_update, loadUpdateBody(tenant, load, { update_type: 'gps_ping', latitude: 41.88, longitude: -87.63 }));
     const events = await eventsOf(testApp, tenant.id, start);
     expect(events.map((e) => e.type)).toEqual([
       'leg.changed',
@@ -122,12 +122,12 @@ describe('load events', { timeout: 120_000 }, () => {
     const [carrierA, carrierB] = [await seed(api, routes.carrier, carrierBody(tenant)), await seed(api, routes.carrier, carrierBody(tenant))];
     const loadA = await seed(api, routes.load, fullBodies.load(tenant));
     const loadB = await seed(api, routes.load, fullBodies.load(tenant));
-    const leg = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, loadA, carrierA));
-    const otherLeg = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, loadB, carrierB));
+    const leg = await seed(api, routes.load_leg, fullBodies.load_leg(tenant, loadA, carrierA));
+    const otherLeg = await seed(api, routes.load_leg, fullBodies.load_leg(tenant, loadB, carrierB));
     const stop = await seed(api, routes.stop, fullBodies.stop(tenant, leg));
     const start = await lastSeq(testApp, tenant.id);
     await seed(api, routes.load, changeEvery(loadA, ['native_system_load_permalink', 'company_permalink']));
-    await seed(api, routes.loadLeg, {
+    await seed(api, routes.load_leg, {
       ...changeEvery(leg, ['native_system_load_leg_permalink', 'company_permalink', 'native_system_load_id', 'native_system_load_permalink']),
       native_system_load_id: loadB.native_system_load_id,
       native_system_load_permalink: loadB.native_system_load_permalink,

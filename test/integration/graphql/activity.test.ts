@@ -17,7 +17,7 @@ describe('load activity', { timeout: 120_000 }, () => {
   test('lastActivityAt follows writes of the load, its legs, stops and updates; activitySince and ACTIVITY_DESC use it', async ({ testApp, api, tenant }) => {
     const quiet = await seed(api, routes.load, loadBody(tenant));
     const busy = await seed(api, routes.load, loadBody(tenant));
-    const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, busy));
+    const leg = await seed(api, routes.load_leg, loadLegBody(tenant, busy));
     const stop = await seed(api, routes.stop, stopBody(tenant, leg));
     testApp.clock.advance(60_000);
     try {
@@ -44,7 +44,7 @@ describe('load activity', { timeout: 120_000 }, () => {
 
       // A load update on the quiet load moves it to the top.
       testApp.clock.advance(60_000);
-      await seed(api, routes.loadUpdate, loadUpdateBody(tenant, quiet));
+      await seed(api, routes.load_update, loadUpdateBody(tenant, quiet));
       const reordered = await gqlData(api, `{ loads(orderBy: ACTIVITY_DESC) { edges { node { permalink } } } }`);
       expect(reordered.loads.edges.map((e: any) => e.node.permalink)).toEqual([quiet.native_system_load_permalink, busy.native_system_load_permalink]);
     } finally {
@@ -57,20 +57,20 @@ describe('load activity', { timeout: 120_000 }, () => {
     const empty = await gqlData(api, `query ($p: String!) { load(permalink: $p) { ${activityFields} } }`, { p: load.native_system_load_permalink });
     expect(empty.load).toMatchObject({ lastUpdate: null, lastLocation: null, nextStop: null });
 
-    const leg2 = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 2 }));
-    const leg1 = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
+    const leg2 = await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 2 }));
+    const leg1 = await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
     await seed(api, routes.stop, stopBody(tenant, leg1, { stop_sequence: 1, arrived_at: '2026-11-20T08:00:00Z', departed_at: '2026-11-20T09:00:00Z' }));
     const next = await seed(api, routes.stop, stopBody(tenant, leg1, { stop_sequence: 2, arrived_at: '2026-11-20T12:00:00Z' }));
     await seed(api, routes.stop, stopBody(tenant, leg2, { stop_sequence: 1 }));
     await seed(
       api,
-      routes.loadUpdate,
+      routes.load_update,
       loadUpdateBody(tenant, load, { update_type: 'gps_ping', occurred_at: '2026-11-20T10:00:00Z', latitude: 41.5, longitude: -88.1 }),
     );
-    const newest = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T11:00:00Z', message: 'Running late' }));
+    const newest = await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T11:00:00Z', message: 'Running late' }));
     await seed(
       api,
-      routes.loadUpdate,
+      routes.load_update,
       loadUpdateBody(tenant, load, { update_type: 'gps_ping', occurred_at: '2026-11-20T09:00:00Z', latitude: 40, longitude: -87 }),
     );
 
@@ -91,10 +91,10 @@ describe('load activity', { timeout: 120_000 }, () => {
     await seed(api, routes.load, loadBody(tenant));
     await seed(
       api,
-      routes.loadLeg,
+      routes.load_leg,
       loadLegBody(tenant, withCarrier, { load_leg_sequence: 2, native_system_carrier_permalink: carrier.native_system_carrier_permalink }),
     );
-    const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, inDenver));
+    const leg = await seed(api, routes.load_leg, loadLegBody(tenant, inDenver));
     await seed(api, routes.stop, stopBody(tenant, leg, { city: 'Denver' }));
     const data = await gqlData(
       api,

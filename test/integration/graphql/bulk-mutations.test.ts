@@ -3,7 +3,7 @@
  * routes, derived from the registry. One result per input in order, the same outcomes and errors as
  * the REST bulk route for the same records, the same limits, ingest accounting and rate limiting.
  */
-import { recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';
+import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
 import { bulkMutationName, bulkRestPath } from '../../../src/domain/shared/record.js';
 import { camelCase } from '../../../src/graphql/zod-input.js';
 import { describe, expect, test } from '../../fixtures.js';
@@ -12,15 +12,9 @@ import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
 import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;
-type Kind = 'carrier' | 'load' | 'loadLeg' | 'stop' | 'loadUpdate';
+type Kind = RecordKind;
 
-const specs = {
-  carrier: recordSpecOf.carrier,
-  load: recordSpecOf.load,
-  loadLeg: recordSpecOf.load_leg,
-  stop: recordSpecOf.stop,
-  loadUpdate: recordSpecOf.load_update,
-};
+const specs = recordSpecOf;
 
 /** Every field of a result. */
 const resultFields = 'index status message permalink unknownFields error { code message details { field issue } }';
@@ -103,13 +97,13 @@ async function bodiesOf(api: Api, tenant: { slug: string }, kind: Kind): Promise
   if (kind === 'load') return (o) => fullBodies.load(tenant, o);
   const carrier = await seed(api, routes.carrier, carrierBody(tenant));
   const load = await seed(api, routes.load, loadBody(tenant));
-  if (kind === 'loadUpdate') return (o) => loadUpdateBody(tenant, load, o);
-  if (kind === 'loadLeg') return (o) => fullBodies.loadLeg(tenant, load, carrier, o);
-  const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, load));
+  if (kind === 'load_update') return (o) => loadUpdateBody(tenant, load, o);
+  if (kind === 'load_leg') return (o) => fullBodies.load_leg(tenant, load, carrier, o);
+  const leg = await seed(api, routes.load_leg, loadLegBody(tenant, load));
   return (o) => stopBody(tenant, leg, o);
 }
 
-const kinds: Kind[] = ['carrier', 'load', 'loadLeg', 'stop', 'loadUpdate'];
+const kinds: readonly Kind[] = recordKinds;
 
 describe('GraphQL bulk mutations', () => {
   test('one per kind of the registry, named in parallel with the single mutations and the REST routes', () => {
@@ -181,10 +175,10 @@ describe('GraphQL bulk mutations', () => {
 
   test('load updates: a repeat of a stored update and a repeat within the batch are DUPLICATE; a missing load is parent_not_found', async ({ api, tenant }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
-    const old = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load));
+    const old = await seed(api, routes.load_update, loadUpdateBody(tenant, load));
     const fresh = loadUpdateBody(tenant, load);
     const orphan = loadUpdateBody(tenant, loadBody(tenant));
-    const results = await bulk(api, 'loadUpdate', [old, fresh, fresh, orphan]);
+    const results = await bulk(api, 'load_update', [old, fresh, fresh, orphan]);
     expect(results.map((r) => r.status)).toEqual(['DUPLICATE', 'PROCESSED', 'DUPLICATE', null]);
     expect(results[3]!.error).toEqual({
       code: 'parent_not_found',
@@ -274,7 +268,7 @@ describe('GraphQL bulk mutations', () => {
     });
     const load = await seed(api, routes.load, loadBody(tenant));
     const update = loadUpdateBody(tenant, load);
-    await bulk(api, 'loadUpdate', [update, update], { headers: { 'service-ingest-source': 'pull' } });
+    await bulk(api, 'load_update', [update, update], { headers: { 'service-ingest-source': 'pull' } });
     const badSource = await gqlError(
       api,
       bulkMutation('carrier'),

@@ -42,7 +42,7 @@ describe('GraphQL for client libraries', () => {
     }`;
     const first = await gqlData(api, query, { p: load.native_system_load_permalink });
     await seed(api, routes.load, { ...load, bol_number: 'CHANGED', native_system_load_status: 'Booked' });
-    await seed(api, routes.loadLeg, { ...leg, driver_name: 'Someone else' });
+    await seed(api, routes.load_leg, { ...leg, driver_name: 'Someone else' });
     await seed(api, routes.stop, { ...stop, city: 'Elsewhere' });
     await seed(api, routes.carrier, { ...carrier, carrier_name: 'Renamed' });
     const second = await gqlData(api, query, { p: load.native_system_load_permalink });
@@ -107,9 +107,9 @@ describe('GraphQL for client libraries', () => {
     const carrier = carrierBody(tenant);
     await seed(api, routes.carrier, carrier);
     await seed(api, routes.load, load);
-    const leg = fullBodies.loadLeg(tenant, load, carrier);
+    const leg = fullBodies.load_leg(tenant, load, carrier);
     const { native_system_load_permalink: _parent, ...legWithoutParent } = leg;
-    expect((await gqlData(api, upsertMutations.loadLeg, { input: toInput(legWithoutParent) })).upsertLoadLeg.status).toBe('PROCESSED');
+    expect((await gqlData(api, upsertMutations.load_leg, { input: toInput(legWithoutParent) })).upsertLoadLeg.status).toBe('PROCESSED');
   });
 
   test('the schema says so: such input fields are nullable and described; own permalinks stay non-null', async ({ api }) => {
@@ -139,8 +139,8 @@ describe('GraphQL for client libraries', () => {
 async function seedTree(api: Parameters<typeof seed>[0], tenant: Parameters<typeof fullBodies.carrier>[0]) {
   const carrier = await seed(api, routes.carrier, fullBodies.carrier(tenant));
   const load = await seed(api, routes.load, fullBodies.load(tenant));
-  const leg = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, load, carrier));
+  const leg = await seed(api, routes.load_leg, fullBodies.load_leg(tenant, load, carrier));
   const stop = await seed(api, routes.stop, fullBodies.stop(tenant, leg));
-  const update = await seed(api, routes.loadUpdate, fullBodies.loadUpdate(tenant, load, leg));
+  const update = await seed(api, routes.load_update, fullBodies.load_update(tenant, load, leg));
   return { carrier, load, leg, stop, update };
 }

@@ -11,12 +11,12 @@ async function seedLoads(api: Api, tenant: { slug: string }, count: number) {
     for (const sequence of [1, 2]) {
       const leg = await seed(
         api,
-        routes.loadLeg,
+        routes.load_leg,
         loadLegBody(tenant, load, { load_leg_sequence: sequence, native_system_carrier_permalink: carrier.native_system_carrier_permalink }),
       );
       for (const stopSequence of [1, 2]) await seed(api, routes.stop, stopBody(tenant, leg, { stop_sequence: stopSequence }));
     }
-    for (const day of [20, 21]) await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z` }));
+    for (const day of [20, 21]) await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z` }));
   }
 }
 
@@ -94,7 +94,7 @@ describe('query efficiency', () => {
   test('updates(first: n) has the database read at most n updates per load, not all of them', async ({ api, tenant, testApp }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
     for (let hour = 10; hour < 22; hour++) {
-      await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-20T${hour}:00:00Z` }));
+      await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: `2026-11-20T${hour}:00:00Z` }));
     }
     const { data, statements } = await statementsOf(testApp, api, `{ loads(first: 5) { edges { node { updates(first: 2) { occurredAt } } } } }`);
     expect(data.loads.edges[0].node.updates).toEqual([{ occurredAt: '2026-11-20T21:00:00.000Z' }, { occurredAt: '2026-11-20T20:00:00.000Z' }]);

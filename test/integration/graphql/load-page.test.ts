@@ -35,7 +35,7 @@ async function seedBoard(testApp: TestApp, tenant: TestTenant) {
       legs.push(
         await seed(
           api,
-          routes.loadLeg,
+          routes.load_leg,
           loadLegBody(tenant, load, {
             load_leg_sequence: sequence,
             native_system_load_unique_key: sequence === 1 ? `key ${i}/x` : null,
@@ -57,9 +57,13 @@ async function seedBoard(testApp: TestApp, tenant: TestTenant) {
         stopBody(tenant, leg, { stop_sequence: 1, departed_at: '2026-11-20T08:00:00.123Z', appointment_start: '2026-11-20T07:00:00Z', city: 'Gary' }),
       );
     }
-    await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T10:00:00.5Z', latitude: 41.1, longitude: -87.9 }));
-    await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: null, update_type: 'status_remark', native_system_load_status: 'Delayed' }));
-    if (i !== 2) await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: '2026-11-21T10:00:00Z', message: `late ${i}` }));
+    await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T10:00:00.5Z', latitude: 41.1, longitude: -87.9 }));
+    await seed(
+      api,
+      routes.load_update,
+      loadUpdateBody(tenant, load, { occurred_at: null, update_type: 'status_remark', native_system_load_status: 'Delayed' }),
+    );
+    if (i !== 2) await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: '2026-11-21T10:00:00Z', message: `late ${i}` }));
   }
   return { api, carrier, loads };
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
 import { camelCase } from '../../../src/graphql/zod-input.js';
+import { recordSpecOf } from '../../../src/domain/registry.js';
 import type { Api } from '../../helpers/app.js';
 
 async function upsert(
@@ -10,7 +11,7 @@ async function upsert(
   input: Record<string, unknown>,
   extra: { syncRunTime?: string; headers?: Record<string, string> } = {},
 ) {
-  const field = { carrier: 'upsertCarrier', load: 'upsertLoad', loadLeg: 'upsertLoadLeg', stop: 'upsertStop', loadUpdate: 'createLoadUpdate' }[kind];
+  const field = recordSpecOf[kind].graphql.mutation;
   const data = await gqlData(api, upsertMutations[kind], { input: toInput(input), syncRunTime: extra.syncRunTime }, extra.headers);
   return data[field];
 }
@@ -19,15 +20,15 @@ describe('ingestion mutations', () => {
   test('a REST body, its fields in camelCase, is stored exactly as REST stores it, for all five kinds', async ({ api, tenant }) => {
     const carrier = fullBodies.carrier(tenant);
     const load = fullBodies.load(tenant);
-    const leg = fullBodies.loadLeg(tenant, load, carrier);
+    const leg = fullBodies.load_leg(tenant, load, carrier);
     const stop = fullBodies.stop(tenant, leg, { stop_type: 'delivery' });
-    const update = fullBodies.loadUpdate(tenant, load, leg, { update_type: 'gps_ping' });
+    const update = fullBodies.load_update(tenant, load, leg, { update_type: 'gps_ping' });
     for (const [kind, body, permalinkField] of [
       ['carrier', carrier, 'native_system_carrier_permalink'],
       ['load', load, 'native_system_load_permalink'],
-      ['loadLeg', leg, 'native_system_load_leg_permalink'],
+      ['load_leg', leg, 'native_system_load_leg_permalink'],
       ['stop', stop, 'native_system_stop_permalink'],
-      ['loadUpdate', update, 'native_system_load_update_permalink'],
+      ['load_update', update, 'native_system_load_update_permalink'],
     ] as const) {
       expect(await upsert(api, kind, body)).toEqual({
         status: 'PROCESSED',
@@ -63,8 +64,8 @@ describe('ingestion mutations', () => {
       message: expect.stringContaining('updated'),
     });
     const update = loadUpdateBody(tenant, load);
-    await upsert(api, 'loadUpdate', update);
-    expect(await upsert(api, 'loadUpdate', update)).toMatchObject({ status: 'DUPLICATE', permalink: update.native_system_load_update_permalink });
+    await upsert(api, 'load_update', update);
+    expect(await upsert(api, 'load_update', update)).toMatchObject({ status: 'DUPLICATE', permalink: update.native_system_load_update_permalink });
     const stored = await gqlData(api, 'query ($p: String!) { load(permalink: $p) { bolNumber } }', { p: load.native_system_load_permalink });
     expect(stored.load.bolNumber).toBe('NEWER');
   });
@@ -80,9 +81,9 @@ describe('ingestion mutations', () => {
   test("validation errors carry the same code and details as the REST answer to the same body (but for REST's presence rule)", async ({ api, tenant }) => {
     const body = { ...loadLegBody(tenant, loadBody(tenant)), load_leg_sequence: 0, driver_name: 'x'.repeat(251), native_system_reference_number: null };
     delete (body as Record<string, unknown>).native_system_load_id;
-    const rest = await api.post(routes.loadLeg, body);
+    const rest = await api.post(routes.load_leg, body);
     expect(rest.status).toBe(400);
-    const { error } = await gqlError(api, upsertMutations.loadLeg, { input: toInput(body) });
+    const { error } = await gqlError(api, upsertMutations.load_leg, { input: toInput(body) });
     expect(error.path).toEqual(['upsertLoadLeg']);
     const restDetails: { field: string; issue: string }[] = rest.body.error.details;
     // The absent native_system_load_id is REST's presence rule only: GraphQL counts it as null.
@@ -132,7 +133,7 @@ describe('ingestion mutations', () => {
     const load = loadBody(tenant);
     await upsert(api, 'load', load, { headers: { 'service-ingest-source': 'pull' } });
     await upsert(api, 'load', load, { headers: { 'service-ingest-source': 'pull' }, syncRunTime: '2000-01-01T00:00:00Z' });
-    await upsert(api, 'loadUpdate', loadUpdateBody(tenant, load), { headers: { 'service-ingest-source': ' WEBHOOK ' } });
+    await upsert(api, 'load_update', loadUpdateBody(tenant, load), { headers: { 'service-ingest-source': ' WEBHOOK ' } });
     const bad = await gqlError(api, upsertMutations.load, { input: toInput({ ...load, bol_number: 'x'.repeat(300) }) }, { 'service-ingest-source': 'pull' });
     expect(bad.error.extensions?.code).toBe('validation_failed');
     const badSource = await gqlError(api, upsertMutations.carrier, { input: toInput(carrierBody(tenant)) }, { 'service-ingest-source': 'carrier-pigeon' });

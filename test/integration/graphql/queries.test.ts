@@ -17,15 +17,15 @@ describe('load(permalink)', () => {
   }) => {
     const carrier = await seed(api, routes.carrier, fullBodies.carrier(tenant, { extra_carrier_field: 'x' }));
     const load = await seed(api, routes.load, fullBodies.load(tenant, { custom_flag: true }));
-    const leg2 = await seed(api, routes.loadLeg, fullBodies.loadLeg(tenant, load, carrier, { load_leg_sequence: 2 }));
-    const leg1 = await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
+    const leg2 = await seed(api, routes.load_leg, fullBodies.load_leg(tenant, load, carrier, { load_leg_sequence: 2 }));
+    const leg1 = await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
     const stopB = await seed(api, routes.stop, fullBodies.stop(tenant, leg2, { stop_sequence: 2, stop_type: 'delivery' }));
     const stopA = await seed(api, routes.stop, stopBody(tenant, leg2, { stop_sequence: 1 }));
-    const older = await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T10:00:00Z', message: 'older' }));
+    const older = await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: '2026-11-20T10:00:00Z', message: 'older' }));
     const newer = await seed(
       api,
-      routes.loadUpdate,
-      fullBodies.loadUpdate(tenant, load, leg2, { occurred_at: '2026-11-21T10:00:00Z', message: 'newer', update_type: 'gps_ping' }),
+      routes.load_update,
+      fullBodies.load_update(tenant, load, leg2, { occurred_at: '2026-11-21T10:00:00Z', message: 'newer', update_type: 'gps_ping' }),
     );
 
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { ${loadTreeFields} } }`, { p: load.native_system_load_permalink });
@@ -98,7 +98,7 @@ describe('load(permalink)', () => {
   test('updates(first) returns only the newest ones', async ({ api, tenant }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
     for (const day of [20, 22, 21])
-      await seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z`, message: `day ${day}` }));
+      await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: `2026-11-${day}T10:00:00Z`, message: `day ${day}` }));
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { updates(first: 2) { message } } }`, { p: load.native_system_load_permalink });
     expect(data.load.updates).toEqual([{ message: 'day 22' }, { message: 'day 21' }]);
   });
@@ -114,9 +114,9 @@ describe('Load.tmsUrl', () => {
     const tenant = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/loads/{key}?tab=1' });
     const api = apiFor(testApp, tenant.apiKey);
     const load = await seed(api, routes.load, loadBody(tenant));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 3, native_system_load_unique_key: 'LATER' }));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, load, { load_leg_sequence: 2, native_system_load_unique_key: 'A B/1' }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 1 }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 3, native_system_load_unique_key: 'LATER' }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 2, native_system_load_unique_key: 'A B/1' }));
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: load.native_system_load_permalink });
     expect(data.load.tmsUrl).toBe('https://tms.example/loads/A%20B%2F1?tab=1');
   });
@@ -125,9 +125,9 @@ describe('Load.tmsUrl', () => {
     const withTemplate = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/{key}' });
     const templated = apiFor(testApp, withTemplate.apiKey);
     const keyless = await seed(templated, routes.load, loadBody(withTemplate));
-    await seed(templated, routes.loadLeg, loadLegBody(withTemplate, keyless));
+    await seed(templated, routes.load_leg, loadLegBody(withTemplate, keyless));
     const noTemplate = await seed(api, routes.load, loadBody(tenant));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, noTemplate, { native_system_load_unique_key: 'K1' }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, noTemplate, { native_system_load_unique_key: 'K1' }));
 
     expect(
       (await gqlData(templated, `query ($p: String!) { load(permalink: $p) { tmsUrl } }`, { p: keyless.native_system_load_permalink })).load.tmsUrl,
@@ -147,11 +147,11 @@ describe('loads(filter)', () => {
     const byBol = await seed(api, routes.load, loadBody(tenant, { bol_number: 'bol-NEEDLE-2' }));
     const byPo = await seed(api, routes.load, loadBody(tenant, { po_number: 'PO-1, PO-needle-3' }));
     const byLegRef = await seed(api, routes.load, loadBody(tenant));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, byLegRef, { native_system_reference_number: 'LEG-needle-4' }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, byLegRef, { native_system_reference_number: 'LEG-needle-4' }));
     const byPickupRef = await seed(api, routes.load, loadBody(tenant));
-    await seed(api, routes.loadLeg, loadLegBody(tenant, byPickupRef, { pickup_reference_number: 'PU-needle-5' }));
+    await seed(api, routes.load_leg, loadLegBody(tenant, byPickupRef, { pickup_reference_number: 'PU-needle-5' }));
     const byStopRef = await seed(api, routes.load, loadBody(tenant));
-    const leg = await seed(api, routes.loadLeg, loadLegBody(tenant, byStopRef));
+    const leg = await seed(api, routes.load_leg, loadLegBody(tenant, byStopRef));
     await seed(api, routes.stop, stopBody(tenant, leg, { reference_number: 'STOP-needle-6' }));
     await seed(api, routes.load, loadBody(tenant));
 

@@ -50,10 +50,15 @@ describe('response cache', { timeout: 120_000 }, () => {
     const node = async () => (await ask(api)).data.loads.edges[0].node;
     const writes: [string, () => Promise<unknown>, (n: any) => unknown, unknown][] = [
       ['load', () => seed(api, routes.load, { ...load, native_system_load_status: 'Delivered' }), (n) => n.status, 'Delivered'],
-      ['leg', () => seed(api, routes.loadLeg, { ...leg, driver_name: 'New Driver' }), (n) => n.legs[0].driverName, 'New Driver'],
+      ['leg', () => seed(api, routes.load_leg, { ...leg, driver_name: 'New Driver' }), (n) => n.legs[0].driverName, 'New Driver'],
       ['carrier', () => seed(api, routes.carrier, { ...carrier, carrier_name: 'Renamed Carrier' }), (n) => n.legs[0].carrier.name, 'Renamed Carrier'],
       ['stop', () => seed(api, routes.stop, { ...stop, arrived_at: '2026-11-25T08:00:00Z' }), (n) => n.legs[0].stops[0].arrivedAt, '2026-11-25T08:00:00.000Z'],
-      ['load update', () => seed(api, routes.loadUpdate, loadUpdateBody(tenant, load, { message: 'at the gate' })), (n) => n.updates[0].message, 'at the gate'],
+      [
+        'load update',
+        () => seed(api, routes.load_update, loadUpdateBody(tenant, load, { message: 'at the gate' })),
+        (n) => n.updates[0].message,
+        'at the gate',
+      ],
       [
         'editLoad',
         () =>

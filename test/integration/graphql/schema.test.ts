@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '../../fixtures.js';
-import { printedSchema, schemaPath } from '../../../src/graphql/print-schema.js';
+import { printedSchema, schemaPath } from '../../../src/cli/print-schema.js';
 import { LoadUpsert } from '../../../src/domain/load/schema.js';
 import { StopUpsert } from '../../../src/domain/stop/schema.js';
 import { gqlData } from '../../factories/graphql.js';

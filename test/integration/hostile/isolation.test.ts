@@ -3,17 +3,19 @@
  * bulk routes included) and every GraphQL query and mutation (introspection) against tenant A's
  * permalinks, ids, cursors, statuses and reference numbers. Each answer must be the answer for a
  * tenant that does not exist (A's slug swapped for an unknown one gives the same text), nothing of
- * A's may appear in it, and A's rows must come out unchanged. The admin key stays read-only on
- * every mutation and every REST write. A GraphQL field without a sweep entry fails the test.
+ * A's may appear in it, and A's rows must come out unchanged. The admin key writes no records: every
+ * mutation but tenant administration is forbidden to it, and every REST write. A GraphQL field without
+ * a sweep entry fails the test.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, afterAll, describe, expect, test } from 'vitest';
 import { loadBody, loadUpdateBody, routes, seed, seedLoadTree } from '../../factories/records.js';
 import { toInput, upsertMutations } from '../../factories/graphql.js';
 import { acceptedIn, adminKey, fuzzEnv, send, snapshot } from '../../hostile/harness.js';
-import { introspect, resolveRef as resolveSchema, restOperations, type GraphQLSurface } from '../../hostile/surface.js';
+import { introspect, resolveRef as resolveSchema, restOperations, selection, type GraphQLSurface } from '../../hostile/surface.js';
 import { kindOf } from '../../../src/http/route.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
+import { errorCodes } from '../../../src/errors.js';
 import { bulkMutationName } from '../../../src/domain/shared/record.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../../helpers/app.js';
 
@@ -41,7 +43,7 @@ beforeAll(async () => {
   const apiB = apiFor(testApp, b.apiKey);
   const status = `Status-${a.slug}`;
   const tree = await seedLoadTree(apiA, a, { load: { native_system_load_status: status } });
-  const update = await seed(apiA, routes.loadUpdate, loadUpdateBody(a, tree.load));
+  const update = await seed(apiA, routes.load_update, loadUpdateBody(a, tree.load));
   await seedLoadTree(apiB, b); // B has data of its own, so "nothing of A's" is not "nothing at all"
   await seed(apiB, routes.load, loadBody(b));
   await apiA.graphql(`mutation { setStatusMapping(status: "${status}", phase: COVERED) { status } }`);
@@ -50,6 +52,19 @@ beforeAll(async () => {
   aBodies = { carrier: tree.carrier, load: tree.load, load_leg: tree.leg, stop: tree.stop, load_update: update };
   const cursors = await apiA.graphql('{ loads(first: 1) { pageInfo { endCursor } } carriers(first: 1) { pageInfo { endCursor } } }');
   aCursors = { loads: cursors.body.data.loads.pageInfo.endCursor, carriers: cursors.body.data.carriers.pageInfo.endCursor };
+  // A webhook endpoint of A's, stored directly (its URL is never called in this file).
+  const now = new Date();
+  const endpoint = await testApp.database.db.prisma.webhookEndpoint.create({
+    data: {
+      tenantId: a.id,
+      url: `https://${a.slug}.example.com/hooks`,
+      eventTypes: ['load.created'],
+      secret: `whsec_${a.slug}`,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  aEndpointId = endpoint.id;
   aBefore = await snapshot(testApp, a.id);
   surface = await introspect(testApp, b.apiKey);
 }, 120_000);
@@ -91,6 +106,14 @@ const graphqlSweep: Record<string, () => Probe[]> = {
   viewer: () => [{ query: '{ viewer { slug name } }' }],
   tenant: () => [{ query: 'query ($s: String!) { tenant(slug: $s) { slug name } }', variables: { s: a.slug } }],
   tenants: () => [{ query: '{ tenants { slug } }' }],
+  // Tenant administration (admin key only): B's key naming A's slug is refused as for any slug.
+  createTenant: () => [{ query: 'mutation ($s: String!) { createTenant(slug: $s, name: "Hijack") { apiKey } }', variables: { s: `${a.slug}-x` } }],
+  rotateTenantKey: () => [{ query: 'mutation ($s: String!) { rotateTenantKey(slug: $s) { apiKey } }', variables: { s: a.slug } }],
+  revokeTenantKeys: () => [{ query: 'mutation ($s: String!) { revokeTenantKeys(slug: $s) }', variables: { s: a.slug } }],
+  setTenantRateLimit: () => [{ query: 'mutation ($s: String!) { setTenantRateLimit(slug: $s, recordsPerSecond: 1) { slug } }', variables: { s: a.slug } }],
+  setTenantStaleInterval: () => [
+    { query: 'mutation ($s: String!) { setTenantStaleInterval(slug: $s, source: PULL, seconds: 60) { slug } }', variables: { s: a.slug } },
+  ],
   load: () => [{ query: 'query ($p: String!) { load(permalink: $p) { permalink bolNumber } }', variables: { p: aBodies.load!.native_system_load_permalink } }],
   loadLeg: () => [
     { query: 'query ($p: String!) { loadLeg(permalink: $p) { permalink } }', variables: { p: aBodies.load_leg!.native_system_load_leg_permalink } },
@@ -135,13 +158,13 @@ const graphqlSweep: Record<string, () => Probe[]> = {
   // Mutations
   upsertCarrier: () => [{ query: upsertMutations.carrier, variables: { input: toInput(aBodies.carrier!) } }],
   upsertLoad: () => [{ query: upsertMutations.load, variables: { input: toInput(aBodies.load!) } }],
-  upsertLoadLeg: () => [{ query: upsertMutations.loadLeg, variables: { input: toInput(aBodies.load_leg!) } }],
+  upsertLoadLeg: () => [{ query: upsertMutations.load_leg, variables: { input: toInput(aBodies.load_leg!) } }],
   upsertStop: () => [{ query: upsertMutations.stop, variables: { input: toInput(aBodies.stop!) } }],
   createLoadUpdate: () => [
-    { query: upsertMutations.loadUpdate, variables: { input: toInput(aBodies.load_update!) } },
+    { query: upsertMutations.load_update, variables: { input: toInput(aBodies.load_update!) } },
     // B's own update naming A's load: the load is "not found" for B.
     {
-      query: upsertMutations.loadUpdate,
+      query: upsertMutations.load_update,
       variables: { input: toInput({ ...loadUpdateBody(b, aBodies.load!), native_system_load_update_permalink: `U${ghost.slice(-4)}-${b.slug}` }) },
     },
   ],
@@ -194,6 +217,47 @@ const graphqlSweep: Record<string, () => Probe[]> = {
   ],
 };
 
+/** A's webhook endpoint (another tenant's, for B). */
+let aEndpointId: string;
+
+/**
+ * A required argument of a root query naming A's record (`foreign`), nothing that exists (`unknown`)
+ * or nothing that could exist (`malformed`). A new argument without a value here fails the sweep.
+ */
+function identifierFor(field: string, arg: string, which: 'foreign' | 'unknown' | 'malformed' | 'own'): string {
+  const foreign = (): string => {
+    if (arg === 'id') return aEndpointId;
+    if (arg === 'slug') return a.slug;
+    const kind = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const permalink = aBodies[kind]?.[`native_system_${kind}_permalink`];
+    if (arg === 'permalink' && typeof permalink === 'string') return permalink;
+    throw new Error(`isolation sweep: no identifier for ${field}(${arg}): add one to identifierFor`);
+  };
+  const value = foreign();
+  if (which === 'foreign') return value;
+  if (which === 'malformed') return arg === 'id' ? 'not-an-id' : `\u00e9${'x'.repeat(300)}`;
+  return arg === 'id' ? randomUUID() : ghostOf(value);
+}
+
+/** Every GraphQL error of an answer carries a contract code (never an unmasked or internal message). */
+function expectContractErrors(answer: { text: string; body: any }, where: string) {
+  for (const error of answer.body?.errors ?? []) {
+    expect(errorCodes, `${where}: error without a contract code`).toContain(error.extensions?.code);
+    expect(['internal', 'unavailable'], where).not.toContain(error.extensions?.code);
+  }
+}
+
+/** What the admin key may change (api-contract.md E, tenant administration; test/integration/admin/). */
+const tenantAdministration = new Set([
+  'createTenant',
+  'rotateTenantKey',
+  'revokeTenantKeys',
+  'setTenantRateLimit',
+  'setTenantStaleInterval',
+  'setStatusMapping',
+  'removeStatusMapping',
+]);
+
 /** An endpoint id no tenant of B's owns (the same for both probes of a pair). */
 const foreignEndpointId = '00000000-0000-4000-8000-000000000001';
 
@@ -222,6 +286,7 @@ describe('isolation sweep', () => {
         const onGhost = await graphql(b.apiKey, ghostOf(probe));
         const where = `${field}: ${JSON.stringify(probe)} → ${onA.text}`;
         expect(onA.status, where).toBeLessThan(500);
+        expectContractErrors(onA, where);
         expect(stable(onA.text).replaceAll(a.slug, ghost), where).toBe(stable(onGhost.text));
         // What B sent comes back at most as B sent it (an echo in an error message); nothing else of A's.
         const echoed = JSON.stringify(probe.variables ?? {});
@@ -231,6 +296,37 @@ describe('isolation sweep', () => {
     }
     expect(probes).toBeGreaterThanOrEqual(Object.keys(graphqlSweep).length);
     expect(await snapshot(testApp, a.id)).toEqual(aBefore);
+  });
+
+  test("GraphQL: every root query with unknown and A's identifiers, every nested list selected, answers data or contract errors", async () => {
+    let probes = 0;
+    for (const field of surface.queries) {
+      const sel = selection(surface, field.type, 4);
+      const required = field.args.filter((arg) => arg.type.kind === 'NON_NULL');
+      const defs = required.map((arg) => `$${arg.name}: ${arg.type.ofType!.name}!`).join(', ');
+      const call = required.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
+      const query = `query Sweep${defs ? `(${defs})` : ''} { ${field.name}${call ? `(${call})` : ''} ${sel} }`;
+      const cases = required.length ? (['foreign', 'unknown', 'malformed'] as const) : (['own'] as const);
+      const answers: string[] = [];
+      for (const which of cases) {
+        const variables = Object.fromEntries(required.map((arg) => [arg.name, identifierFor(field.name, arg.name, which)]));
+        const res = await graphql(b.apiKey, { query, variables });
+        const where = `${field.name} (${which}): ${res.text.slice(0, 500)}`;
+        expect(res.status, where).toBeLessThan(500);
+        expectContractErrors(res, where);
+        // B's own lists may hold what B sent earlier (its ingest health logs the probes above naming A's permalinks).
+        const echoed = JSON.stringify(variables);
+        if (which !== 'own')
+          for (const marker of aMarkers()) if (!echoed.includes(marker)) expect(res.text, `${where} reveals ${marker}`).not.toContain(marker);
+        // The answer, with what was asked for swapped out, is the same for A's identifier as for one that names nothing.
+        let text = stable(res.text).replaceAll(a.slug, ghost);
+        for (const value of Object.values(variables)) text = text.replaceAll(String(value).replaceAll(a.slug, ghost), '<asked>');
+        if (which !== 'malformed') answers.push(text);
+        probes++;
+      }
+      if (answers.length === 2) expect(answers[0], field.name).toBe(answers[1]);
+    }
+    expect(probes).toBeGreaterThanOrEqual(surface.queries.length);
   });
 
   test("REST: every operation with A's records answers as for records that do not exist, and changes nothing of A's", async () => {
@@ -258,8 +354,8 @@ describe('isolation sweep', () => {
     expect(await snapshot(testApp, a.id)).toEqual(aBefore);
   });
 
-  test('the admin key is read-only everywhere: every mutation is forbidden, every REST write refused', async () => {
-    for (const field of surface.mutations) {
+  test('the admin key writes no records: every mutation but tenant administration is forbidden, every REST write refused', async () => {
+    for (const field of surface.mutations.filter((f) => !tenantAdministration.has(f.name))) {
       for (const probe of graphqlSweep[field.name]?.() ?? []) {
         const res = await graphql(adminKey, probe, { 'x-tenant': a.slug });
         expect(res.body.errors?.[0]?.extensions?.code, `${field.name}: ${res.text}`).toBe('forbidden');

@@ -67,10 +67,10 @@ describe('ingestHealth', () => {
     expect((await api.post(routes.load, foreign, pull)).status).toBe(400);
     // webhook: 1 load update processed, the same again duplicate, 1 rejected (unknown load)
     const update = loadUpdateBody(tenant, load);
-    expect((await api.post(routes.loadUpdate, update, webhook)).body.status).toBe('processed');
-    expect((await api.post(routes.loadUpdate, update, webhook)).body.status).toBe('duplicate');
+    expect((await api.post(routes.load_update, update, webhook)).body.status).toBe('processed');
+    expect((await api.post(routes.load_update, update, webhook)).body.status).toBe('duplicate');
     const orphan = loadUpdateBody(tenant, { native_system_load_permalink: `NOPE-${tenant.slug}` });
-    expect((await api.post(routes.loadUpdate, orphan, webhook)).status).toBe(422);
+    expect((await api.post(routes.load_update, orphan, webhook)).status).toBe(422);
     // unspecified: 1 carrier processed
     await seed(api, routes.carrier, carrierBody(tenant));
 
@@ -230,6 +230,7 @@ describe('ingestHealth', () => {
       staleAfterSeconds: 'NON_NULL',
       lastHour: 'NON_NULL',
       lastDay: 'NON_NULL',
+      series: 'NON_NULL',
       byKind: 'NON_NULL',
     });
     expect(Object.values(kinds(counts))).toEqual(['NON_NULL', 'NON_NULL', 'NON_NULL', 'NON_NULL']);

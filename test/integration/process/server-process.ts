@@ -1,9 +1,12 @@
 /**
- * `npm start` as a real child process (node + tsx, as the npm script runs it) on a free port, with
- * helpers to wait for what it prints and for its exit.
+ * `npm start` as a real child process on a free port: the compiled server (`node --enable-source-maps
+ * dist/main.js`, what the npm script runs), or `npm start` itself in a process group of its own (as in a
+ * terminal) with `viaNpm`; helpers to wait for what it prints and for its exit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { childEnv, repoRoot } from '../cli/targets.js';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
+import { childEnv, compiled, repoRoot } from '../cli/targets.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -17,12 +20,19 @@ export interface ServerProcess {
   started(): Promise<string>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** The server's pid: the child's own, or under `npm start` npm's child process. */
+  serverPid(): number;
 }
 
-/** `args` are what `npm start -- <args>` passes (for example `--demo-data`). */
-export function startServer(env: Record<string, string>, args: string[] = []): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+/**
+ * `args` are what `npm start -- <args>` passes (for example `--demo-data`). With `viaNpm`, the child is
+ * `npm start`, the leader of a new process group (a terminal's Ctrl-C signals the whole group).
+ */
+export function startServer(env: Record<string, string>, args: string[] = [], { viaNpm = false } = {}): ServerProcess {
+  const [command, commandArgs] = viaNpm ? ['npm', ['start', '--', ...args]] : [process.execPath, [...compiled('main'), ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: repoRoot,
+    detached: viaNpm,
     // No overload shedding by default: a loaded test machine lags, and these tests are not about load.
     env: childEnv({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INGEST_FLUSH_INTERVAL_MS: '60000', OVERLOAD_EVENT_LOOP_LAG_MS: '0', ...env }),
   });
@@ -70,5 +80,43 @@ export function startServer(env: Record<string, string>, args: string[] = []): S
       if (exitCode === undefined) child.kill('SIGTERM');
       return exited;
     },
+    serverPid() {
+      if (!viaNpm) return child.pid!;
+      const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+        .trim()
+        .split(/\s+/);
+      if (children.length !== 1) throw new Error(`npm start has ${children.length} child processes, expected the server alone: ${children.join(' ')}`);
+      return Number(children[0]);
+    },
   };
+}
+
+/**
+ * A POST that is provably in flight: sent with `Expect: 100-continue`, it resolves once the server has
+ * answered 100 (it has taken the request); `send(body)` then sends the body and resolves with the answer.
+ */
+export async function inFlightPost(base: string, path: string, headers: Record<string, string>) {
+  const { hostname, port } = new URL(base);
+  const req = request({ host: hostname, port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers, expect: '100-continue' } });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+  });
+  await new Promise((resolve) => req.once('continue', resolve));
+  return {
+    send(body: string) {
+      req.write(body.slice(0, 20));
+      req.end(body.slice(20));
+      return response;
+    },
+  };
+}
+
+/** One busy loop per core, in sibling processes: the machine is as loaded as it gets (kill them after). */
+export function busySiblings(): ChildProcess[] {
+  return Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
@@ -19,7 +19,7 @@ import { countTenants, createTenant } from '../../../src/domain/tenant/service.j
 import { carrierBody, loadBody, routes } from '../../factories/records.js';
 import { createTestApp, uniqueSlug } from '../../helpers/app.js';
 import { pgliteTarget, postgresTarget, targets, type Target } from '../cli/targets.js';
-import { startServer, type ServerProcess } from './server-process.js';
+import { inFlightPost, startServer, type ServerProcess } from './server-process.js';
 
 const apiKeyPattern = /tms_[A-Za-z0-9_-]{43}/;
 
@@ -94,6 +94,7 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
       expect(await busy.exited).toBe(1);
       expect(busy.output()).toContain('The port is in use');
       expect(busy.output()).not.toMatch(apiKeyPattern);
+      expect(existsSync(join(fresh.env.DATA_DIR!, 'tms-ingest.lock'))).toBe(false); // released, not left to take over
       expect(await fresh.withDatabase(countTenants)).toBe(0);
 
       await withServer(fresh.env, async (server) => {
@@ -198,39 +199,43 @@ describe.each(targets)('server on $name', { timeout: 180_000 }, ({ create }) => 
     });
   });
 
+  test("a control byte in a header gets the contract's JSON 400, and the connection is closed", async () => {
+    await withServer(target.env, async (server) => {
+      const { hostname, port } = new URL(await server.started());
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: hostname, port: Number(port) });
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        // 'close' comes only once the server has closed its side: the test would time out otherwise.
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+        socket.write(`POST ${routes.load} HTTP/1.1\r\nHost: ${hostname}\r\nX-API-Key: a\u0001b\r\nContent-Length: 2\r\n\r\n{}`);
+      });
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/^content-type: application\/json/im);
+      expect(head).toMatch(/^x-request-id: [0-9a-f-]{36}$/im);
+      expect(JSON.parse(body!)).toEqual({ error: { code: 'validation_failed', message: expect.stringContaining('not valid HTTP/1.1') } });
+      expect(await statusOnNewConnection(`http://${hostname}:${port}/healthz`)).toBe(200); // the server goes on
+    });
+  });
+
   test('SIGTERM lets an in-flight request finish with 200, refuses new connections, closes the database and exits 0', async () => {
     const { tenant, apiKey } = await newTenant();
     const load = loadBody(tenant);
     const text = JSON.stringify(load);
 
     await withServer(target.env, async (server) => {
-      const { hostname, port } = new URL(await server.started());
-      // `Expect: 100-continue`: the server answers 100 once it has taken the request, so the request
-      // is provably in flight when SIGTERM arrives; the body is sent only after shutdown has begun.
-      const req = request({
-        host: hostname,
-        port,
-        method: 'POST',
-        path: routes.load,
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, expect: '100-continue' },
-      });
-      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        req.on('response', (res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
-        req.on('error', reject);
-      });
-      await new Promise((resolve) => req.once('continue', resolve));
+      const base = await server.started();
+      // `Expect: 100-continue`: the request is provably in flight when SIGTERM arrives; the body is sent
+      // only after shutdown has begun.
+      const post = await inFlightPost(base, routes.load, { 'x-api-key': apiKey });
 
       server.child.kill('SIGTERM');
       await server.waitFor(/shutting down/);
-      await expect(fetch(`http://${hostname}:${port}/healthz`)).rejects.toThrow(); // no longer accepting
+      await expect(fetch(`${base}/healthz`)).rejects.toThrow(); // no longer accepting
 
-      req.write(text.slice(0, 20));
-      req.end(text.slice(20));
-      const answer = await response;
+      const answer = await post.send(text);
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toMatchObject({ status: 'processed', permalink: load.native_system_load_permalink });
 
@@ -244,7 +249,8 @@ describe.each(targets)('server on $name', { timeout: 180_000 }, ({ create }) => 
   });
 });
 
-describe('readiness', () => {
+// Each test opens and migrates a database in this process: a busy machine's timeout.
+describe('readiness', { timeout: 180_000 }, () => {
   test('/readyz answers 503 unavailable with Retry-After, without the error text, when the database is gone', async () => {
     const db = await openDatabase({ dataDir: 'memory://' });
     await migrate(db.adapterFactory);

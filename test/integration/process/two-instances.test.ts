@@ -43,7 +43,7 @@ const scenarios: [string, (instances: Instances) => Promise<void>][] = [
       const load = loadBody(x.tenant);
       expect((await spread(x, 0)(routes.load, load)).status).toBe(200);
       const body = loadUpdateBody(x.tenant, load);
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => spread(x, i)(routes.loadUpdate, { ...body, message: `Try ${i}` })));
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => spread(x, i)(routes.load_update, { ...body, message: `Try ${i}` })));
       expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
       expect(results.filter((r) => r.body.status === 'processed')).toHaveLength(1);
       expect(results.filter((r) => r.body.status === 'duplicate')).toHaveLength(29);
@@ -70,7 +70,7 @@ const scenarios: [string, (instances: Instances) => Promise<void>][] = [
     async (x) => {
       const load = loadBody(x.tenant);
       const legs = Array.from({ length: 20 }, (_, i) => loadLegBody(x.tenant, load, { load_leg_sequence: i + 1 }));
-      const [loadResult, ...legResults] = await Promise.all([spread(x, 0)(routes.load, load), ...legs.map((leg, i) => spread(x, i + 1)(routes.loadLeg, leg))]);
+      const [loadResult, ...legResults] = await Promise.all([spread(x, 0)(routes.load, load), ...legs.map((leg, i) => spread(x, i + 1)(routes.load_leg, leg))]);
       expect(loadResult.body.status).toBe('processed');
       for (const r of legResults) {
         expect([200, 422], JSON.stringify(r.body)).toContain(r.status);

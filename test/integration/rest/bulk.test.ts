@@ -2,19 +2,14 @@
  * Bulk routes (api-contract.md "Bulk routes"): one result per record in request order, the same
  * outcomes and errors as the single routes, set-based writes, envelope errors rejected whole.
  */
-import { recordSpecOf } from '../../../src/domain/registry.js';
+import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
 import { bulkRestPath } from '../../../src/domain/shared/record.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import type { Api } from '../../helpers/app.js';
 
-const bulk = {
-  carrier: bulkRestPath(recordSpecOf.carrier),
-  load: bulkRestPath(recordSpecOf.load),
-  loadLeg: bulkRestPath(recordSpecOf.load_leg),
-  stop: bulkRestPath(recordSpecOf.stop),
-  loadUpdate: bulkRestPath(recordSpecOf.load_update),
-};
+/** The bulk route of each kind, from the registry. */
+const bulk = Object.fromEntries(recordSpecs.map((spec) => [spec.kind, bulkRestPath(spec)])) as Record<RecordKind, string>;
 
 const post = (api: Api, path: string, records: unknown, query = '', headers?: Record<string, string>) => api.post(`${path}${query}`, { records }, headers);
 
@@ -49,15 +44,14 @@ describe('bulk routes', () => {
     expect(stored.bolNumber).toBe('NEW');
   });
 
-  test('skipped by sync_run_time per record; a bad sync_run_time fails every record', async ({ api, tenant }) => {
+  test('skipped by sync_run_time per record; a bad sync_run_time rejects the request whole (400)', async ({ api, tenant }) => {
     const stored = await seed(api, `${routes.load}?sync_run_time=2026-03-01T12:00:00Z`, loadBody(tenant));
     const fresh = loadBody(tenant);
     const res = await post(api, bulk.load, [stored, fresh], '?sync_run_time=2026-03-01T10:00:00Z');
     expect(res.body.results.map((r: { status?: string }) => r.status)).toEqual(['skipped', 'processed']);
     const bad = await post(api, bulk.load, [loadBody(tenant), loadBody(tenant)], '?sync_run_time=yesterday');
-    expect(bad.status).toBe(200);
-    for (const r of bad.body.results)
-      expect(r.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'sync_run_time', issue: expect.any(String) }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'sync_run_time', issue: expect.any(String) }] });
   });
 
   test('parents from an earlier batch resolve; missing parents are 422 results; repeated update permalinks are duplicate', async ({ api, tenant }) => {
@@ -67,13 +61,13 @@ describe('bulk routes', () => {
     expect((await post(api, bulk.load, loads)).body.results.map((r: { status: string }) => r.status)).toEqual(['processed', 'processed']);
     const legs = loads.map((load) => loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
     const orphan = loadLegBody(tenant, loadBody(tenant));
-    const legResults = (await post(api, bulk.loadLeg, [...legs, orphan])).body.results;
+    const legResults = (await post(api, bulk.load_leg, [...legs, orphan])).body.results;
     expect(legResults.slice(0, 2).map((r: { status: string }) => r.status)).toEqual(['processed', 'processed']);
     expect(legResults[2].error).toMatchObject({ code: 'parent_not_found', details: [{ field: 'native_system_load_permalink' }] });
     expect((await post(api, bulk.stop, [stopBody(tenant, legs[0]!)])).body.results[0].status).toBe('processed');
 
     const update = loadUpdateBody(tenant, loads[0]!);
-    const updates = (await post(api, bulk.loadUpdate, [update, { ...update, message: 'again' }, loadUpdateBody(tenant, loads[1]!)])).body.results;
+    const updates = (await post(api, bulk.load_update, [update, { ...update, message: 'again' }, loadUpdateBody(tenant, loads[1]!)])).body.results;
     expect(updates.map((r: { status: string }) => r.status)).toEqual(['processed', 'duplicate', 'processed']);
   });
 
@@ -192,8 +186,8 @@ describe('bulk writes racing each other', () => {
       );
     for (let round = 0; round < 3; round += 1) {
       const answers = await Promise.all([
-        post(api, bulk.loadUpdate, batch(round, 'A', loads)),
-        post(api, bulk.loadUpdate, batch(round, 'B', [...loads].reverse())),
+        post(api, bulk.load_update, batch(round, 'A', loads)),
+        post(api, bulk.load_update, batch(round, 'B', [...loads].reverse())),
       ]);
       for (const answer of answers) {
         expect(answer.status, JSON.stringify(answer.body).slice(0, 300)).toBe(200);
@@ -212,7 +206,7 @@ describe('bulk writes racing each other', () => {
     const stops = legs.map((leg) => stopBody(tenant, leg));
     for (const [route, records] of [
       [bulk.load, loads],
-      [bulk.loadLeg, legs],
+      [bulk.load_leg, legs],
       [bulk.stop, stops],
     ] as const) {
       expect((await post(api, route, records)).status).toBe(200);
@@ -226,7 +220,7 @@ describe('bulk writes racing each other', () => {
         ),
         post(
           api,
-          bulk.loadLeg,
+          bulk.load_leg,
           [...legs].reverse().map((leg) => ({ ...leg, driver_name: `Driver ${round}` })),
         ),
         post(
@@ -236,7 +230,7 @@ describe('bulk writes racing each other', () => {
         ),
         post(
           api,
-          bulk.loadLeg,
+          bulk.load_leg,
           legs.map((leg) => ({ ...leg, truck_number: `T-${round}` })),
         ),
       ]);

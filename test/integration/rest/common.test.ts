@@ -18,12 +18,12 @@ const validBodies: { [Kind in RecordKind]: (api: Api, tenant: TestTenant) => Pro
   load: async (_api, tenant) => fullBodies.load(tenant),
   load_leg: async (api, tenant) => {
     const p = await seedParents(api, tenant);
-    return fullBodies.loadLeg(tenant, p.load, p.carrier);
+    return fullBodies.load_leg(tenant, p.load, p.carrier);
   },
   stop: async (api, tenant) => fullBodies.stop(tenant, (await seedParents(api, tenant)).leg),
   load_update: async (api, tenant) => {
     const p = await seedParents(api, tenant);
-    return fullBodies.loadUpdate(tenant, p.load, p.leg);
+    return fullBodies.load_update(tenant, p.load, p.leg);
   },
 };
 
@@ -180,7 +180,7 @@ describe('routing', () => {
     expect(res.body).toEqual({
       error: {
         code: 'not_found',
-        message: 'No route /api/v1/trucks/upsert. See GET / for what this service serves (GraphiQL, API reference, OpenAPI document, health).',
+        message: 'No route /api/v1/trucks/upsert. See GET / for what this service serves (console, GraphiQL, API reference, OpenAPI document, health).',
       },
     });
     expect((await testApp.fetch('/', { method: 'GET' })).status).toBe(200);

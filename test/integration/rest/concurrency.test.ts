@@ -21,7 +21,7 @@ describe('concurrent ingestion', () => {
   test('30 concurrent creates of one load-update permalink: exactly one processed, 29 duplicate, one record', async ({ api, tenant, testApp }) => {
     const load = await seed(api, routes.load, loadBody(tenant));
     const body = loadUpdateBody(tenant, load);
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api.post(routes.loadUpdate, { ...body, message: `Try ${i}` })));
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => api.post(routes.load_update, { ...body, message: `Try ${i}` })));
     expect(results.map((r) => r.status)).toEqual(Array(30).fill(200));
     expect(results.filter((r) => r.body.status === 'processed')).toHaveLength(1);
     expect(results.filter((r) => r.body.status === 'duplicate')).toHaveLength(29);
@@ -52,7 +52,7 @@ describe('concurrent ingestion', () => {
     const legs = Array.from({ length: 20 }, (_, i) =>
       loadLegBody(tenant, load, { load_leg_sequence: i + 1, native_system_carrier_permalink: carrier.native_system_carrier_permalink }),
     );
-    const [loadResult, ...legResults] = await Promise.all([api.post(routes.load, load), ...legs.map((leg) => api.post(routes.loadLeg, leg))]);
+    const [loadResult, ...legResults] = await Promise.all([api.post(routes.load, load), ...legs.map((leg) => api.post(routes.load_leg, leg))]);
     expect(loadResult.body.status).toBe('processed');
     for (const r of legResults) {
       expect([200, 422], JSON.stringify(r.body)).toContain(r.status);
@@ -66,7 +66,7 @@ describe('concurrent ingestion', () => {
     expect(stored).toHaveLength(legResults.filter((r) => r.status === 200).length);
     for (const leg of stored) expect(leg.load.permalink).toBe(load.native_system_load_permalink);
     // Once the load exists, the rejected legs go through on retry.
-    const retried = await Promise.all(legs.map((leg) => api.post(routes.loadLeg, leg)));
+    const retried = await Promise.all(legs.map((leg) => api.post(routes.load_leg, leg)));
     expect(retried.map((r) => r.body.status)).toEqual(Array(20).fill('processed'));
     expect(await db.loadLeg.count({ where: { load: { permalink: load.native_system_load_permalink as string } } })).toBe(20);
   });
@@ -75,8 +75,8 @@ describe('concurrent ingestion', () => {
     const load = await seed(api, routes.load, loadBody(tenant));
     const legs = Array.from({ length: 20 }, () => loadLegBody(tenant, load));
     const results = await Promise.all([
-      ...legs.map((leg) => api.post(routes.loadLeg, leg)),
-      ...Array.from({ length: 20 }, () => api.post(routes.loadUpdate, loadUpdateBody(tenant, load))),
+      ...legs.map((leg) => api.post(routes.load_leg, leg)),
+      ...Array.from({ length: 20 }, () => api.post(routes.load_update, loadUpdateBody(tenant, load))),
       ...Array.from({ length: 20 }, () => api.post(routes.load, { ...load, bol_number: 'B-race' })),
     ]);
     expect(results.map((r) => r.body.status)).toEqual(Array(60).fill('processed'));

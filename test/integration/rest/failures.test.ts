@@ -4,6 +4,8 @@
  * its own app and database, since it breaks them.
  */
 import { openDatabase } from '../../../src/db/database.js';
+import { recordSpecOf } from '../../../src/domain/registry.js';
+import { bulkRestPath } from '../../../src/domain/shared/record.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, routes } from '../../factories/records.js';
 import { apiFor, createTestApp } from '../../helpers/app.js';
@@ -62,10 +64,15 @@ describe('database failures', () => {
       expect(res.body).toEqual({ error: { code: 'internal', message: 'An internal error occurred.' } });
       expect(JSON.stringify(res.body)).not.toMatch(/phase_changes|relation|SELECT|INSERT|at \w+ \(/i);
       expect(await database.db.prisma.load.count({ where: { permalink: body.native_system_load_permalink as string } })).toBe(0);
+      // A bulk request too: a broken schema is no record's fault, so the request fails whole.
+      const bulk = await api.post(bulkRestPath(recordSpecOf.load), { records: [loadBody(tenant), loadBody(tenant)] });
+      expect(bulk.status).toBe(500);
+      expect(bulk.body).toEqual({ error: { code: 'internal', message: 'An internal error occurred.' } });
       // Routes that do not touch the broken table still work.
       expect((await api.post(routes.carrier, carrierBody(tenant))).status).toBe(200);
     } finally {
       await testApp.close();
+      await database.drop();
     }
   });
 });

@@ -7,10 +7,10 @@ import { describeFieldRules, expectInvalid, expectProcessed } from './field-rule
 
 const validBody = async (api: Api, tenant: { slug: string }) => {
   const { load, leg } = await seedParents(api, tenant);
-  return fullBodies.loadUpdate(tenant, load, leg);
+  return fullBodies.load_update(tenant, load, leg);
 };
 
-describeFieldRules({ route: routes.loadUpdate, fields: loadUpdateFields, validBody, nullParentStatus: { native_system_load_permalink: 422 } });
+describeFieldRules({ route: routes.load_update, fields: loadUpdateFields, validBody, nullParentStatus: { native_system_load_permalink: 422 } });
 
 const storedUpdates = (testApp: TestApp, body: Record<string, unknown>) =>
   testApp.database.db.prisma.loadUpdate.findMany({
@@ -21,7 +21,7 @@ const storedUpdates = (testApp: TestApp, body: Record<string, unknown>) =>
 describe('POST /api/v1/loadupdates/create', () => {
   test('is append-only: a repeated permalink answers duplicate and the stored update is unchanged', async ({ api, tenant, testApp }) => {
     const body = await validBody(api, tenant);
-    const first = await api.post(routes.loadUpdate, { ...body, tms_x: 1 });
+    const first = await api.post(routes.load_update, { ...body, tms_x: 1 });
     expect(first.body).toEqual({
       status: 'processed',
       message: expect.any(String),
@@ -29,7 +29,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       unknown_fields: ['tms_x'],
     });
     const [before] = await storedUpdates(testApp, body);
-    const second = await api.post(routes.loadUpdate, { ...body, message: 'Changed', update_type: 'status_remark', tms_x: 2, tms_y: 3 });
+    const second = await api.post(routes.load_update, { ...body, message: 'Changed', update_type: 'status_remark', tms_x: 2, tms_y: 3 });
     expect(second.status).toBe(200);
     expect(second.body).toEqual({
       status: 'duplicate',
@@ -43,7 +43,7 @@ describe('POST /api/v1/loadupdates/create', () => {
 
   test('links the update to its load and leg', async ({ api, tenant, testApp }) => {
     const body = await validBody(api, tenant);
-    expectProcessed(await api.post(routes.loadUpdate, body));
+    expectProcessed(await api.post(routes.load_update, body));
     const [stored] = await storedUpdates(testApp, body);
     expect(stored!.load.permalink).toBe(body.native_system_load_permalink);
     expect(stored!.leg?.permalink).toBe(body.native_system_load_leg_permalink);
@@ -52,14 +52,14 @@ describe('POST /api/v1/loadupdates/create', () => {
   test('a null load permalink is built from an extra native_system_load_id', async ({ api, tenant, testApp }) => {
     const { load } = await seedParents(api, tenant);
     const body = loadUpdateBody(tenant, load, { native_system_load_permalink: null, native_system_load_id: load.native_system_load_id });
-    expectProcessed(await api.post(routes.loadUpdate, body));
+    expectProcessed(await api.post(routes.load_update, body));
     expect((await storedUpdates(testApp, body))[0]!.load.permalink).toBe(load.native_system_load_permalink);
   });
 
   test('a missing load or leg answers 422 naming the field; nothing is stored', async ({ api, tenant, testApp }) => {
     const body = await validBody(api, tenant);
     for (const field of ['native_system_load_permalink', 'native_system_load_leg_permalink']) {
-      const res = await api.post(routes.loadUpdate, { ...body, [field]: `NOPE-${tenant.slug}` });
+      const res = await api.post(routes.load_update, { ...body, [field]: `NOPE-${tenant.slug}` });
       expect(res.status).toBe(422);
       expect(res.body.error).toMatchObject({ code: 'parent_not_found', details: [{ field }] });
     }
@@ -69,21 +69,21 @@ describe('POST /api/v1/loadupdates/create', () => {
   test("a load of another tenant is not found, even when its permalink ends with this tenant's slug", async ({ api, tenant, testApp }) => {
     const other = await testApp.createTenant({ slug: `x-${tenant.slug}` });
     const load = await seed(apiFor(testApp, other.apiKey), routes.load, loadBody(other));
-    const res = await api.post(routes.loadUpdate, loadUpdateBody(tenant, load));
+    const res = await api.post(routes.load_update, loadUpdateBody(tenant, load));
     expect(res.status).toBe(422);
   });
 
   test('a gps_ping needs a non-null latitude and longitude; other types do not', async ({ api, tenant }) => {
     const body = await validBody(api, tenant);
     for (const field of ['latitude', 'longitude']) {
-      expectInvalid(await api.post(routes.loadUpdate, { ...body, update_type: 'gps_ping', [field]: null }), field, /gps_ping/);
+      expectInvalid(await api.post(routes.load_update, { ...body, update_type: 'gps_ping', [field]: null }), field, /gps_ping/);
       const { [field]: _f, ...without } = body;
-      expectInvalid(await api.post(routes.loadUpdate, { ...without, update_type: 'gps_ping' }), field, /gps_ping/);
+      expectInvalid(await api.post(routes.load_update, { ...without, update_type: 'gps_ping' }), field, /gps_ping/);
     }
-    const res = await api.post(routes.loadUpdate, { ...body, update_type: 'gps_ping', latitude: null, longitude: null, city: 7 });
+    const res = await api.post(routes.load_update, { ...body, update_type: 'gps_ping', latitude: null, longitude: null, city: 7 });
     expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['city', 'latitude', 'longitude']);
     for (const type of ['check_call', 'status_remark']) {
-      expectProcessed(await api.post(routes.loadUpdate, { ...(await validBody(api, tenant)), update_type: type, latitude: null, longitude: null }));
+      expectProcessed(await api.post(routes.load_update, { ...(await validBody(api, tenant)), update_type: type, latitude: null, longitude: null }));
     }
   });
 
@@ -91,7 +91,7 @@ describe('POST /api/v1/loadupdates/create', () => {
     await setStatusMapping(testApp.database.db, tenant.id, 'Delivered', 'DELIVERED');
     const body = await validBody(api, tenant);
     const loadBefore = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: body.native_system_load_permalink as string } });
-    expectProcessed(await api.post(routes.loadUpdate, { ...body, native_system_load_status: ' delivered' }));
+    expectProcessed(await api.post(routes.load_update, { ...body, native_system_load_status: ' delivered' }));
     expect((await storedUpdates(testApp, body))[0]).toMatchObject({ status: ' delivered', phase: 'DELIVERED' });
     const loadAfter = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: body.native_system_load_permalink as string } });
     // The update is activity on the load (lastActivityAt moves); its status and phase stay.
@@ -102,15 +102,15 @@ describe('POST /api/v1/loadupdates/create', () => {
     const body = await validBody(api, tenant);
     for (const status of [undefined, null, '  ']) {
       const update = { ...(await validBody(api, tenant)), native_system_load_status: status };
-      expectProcessed(await api.post(routes.loadUpdate, update));
+      expectProcessed(await api.post(routes.load_update, update));
       expect((await storedUpdates(testApp, update))[0], String(status)).toMatchObject({ phase: null });
     }
-    expectProcessed(await api.post(routes.loadUpdate, { ...body, native_system_load_status: 'Somewhere odd' }));
+    expectProcessed(await api.post(routes.load_update, { ...body, native_system_load_status: 'Somewhere odd' }));
     expect((await storedUpdates(testApp, body))[0]).toMatchObject({ phase: 'UNMAPPED' });
   });
 
   test('ignores sync_run_time, even an invalid one', async ({ api, tenant }) => {
     const body = await validBody(api, tenant);
-    expectProcessed(await api.post(`${routes.loadUpdate}?sync_run_time=garbage`, body));
+    expectProcessed(await api.post(`${routes.load_update}?sync_run_time=garbage`, body));
   });
 });

@@ -7,7 +7,7 @@ describe('browser pages', () => {
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     const page = await res.text();
-    for (const href of ['/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']) expect(page).toContain(`href="${href}"`);
+    for (const href of ['/console', '/graphql', '/api/v1/docs', '/api/v1/openapi.json', '/healthz', '/readyz']) expect(page).toContain(`href="${href}"`);
   });
 
   test('GET / with Accept: application/json answers the same links as JSON', async ({ testApp }) => {
@@ -16,6 +16,7 @@ describe('browser pages', () => {
     expect(await res.json()).toEqual({
       service: 'tms-ingest',
       links: {
+        console: '/console',
         graphiql: '/graphql',
         'api-reference': '/api/v1/docs',
         openapi: '/api/v1/openapi.json',
@@ -48,6 +49,31 @@ describe('browser pages', () => {
     expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
     expect(page).not.toContain('unpkg.com');
     expect(page).toContain('YogaGraphiQL.renderYogaGraphiQL');
+  });
+
+  test('GET /console serves the console page, its script, styles and Chart.js from the service under a strict CSP', async ({ testApp }) => {
+    const res = await testApp.fetch('/console');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const csp = res.headers.get('content-security-policy');
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toContain('unsafe-inline');
+    const page = await res.text();
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page).not.toMatch(/<script>|<style>| style="/);
+    for (const [path, type, text] of [
+      ['/console/console.js', 'javascript', 'sessionStorage'],
+      ['/console/console.css', 'text/css', '.cards'],
+      ['/console/chart.umd.min.js', 'javascript', 'Chart'],
+    ] as const) {
+      const asset = await testApp.fetch(path);
+      expect(asset.status, path).toBe(200);
+      expect(asset.headers.get('content-type'), path).toContain(type);
+      expect(await asset.text(), path).toContain(text);
+    }
+    // The console keeps keys out of localStorage.
+    expect(await (await testApp.fetch('/console/console.js')).text()).not.toContain('localStorage');
   });
 
   test('other methods on the pages, and unknown paths, keep the JSON 404', async ({ testApp }) => {

@@ -65,7 +65,7 @@ describe('POST /api/v1/stops/upsert: parent leg', () => {
     const other = await testApp.createTenant({ slug: `x-${tenant.slug}` });
     const otherApi = apiFor(testApp, other.apiKey);
     const load = await seed(otherApi, routes.load, loadBody(other));
-    const leg = await seed(otherApi, routes.loadLeg, loadLegBody(other, load));
+    const leg = await seed(otherApi, routes.load_leg, loadLegBody(other, load));
     expect((leg.native_system_load_leg_permalink as string).endsWith(`-${tenant.slug}`)).toBe(true);
     const res = await api.post(routes.stop, stopBody(tenant, leg));
     expect(res.status).toBe(422);
@@ -85,7 +85,7 @@ describe('POST /api/v1/stops/upsert: parent leg', () => {
 
   test('an upsert can move the stop to another leg', async ({ api, tenant, testApp }) => {
     const { load, leg } = await seedParents(api, tenant);
-    const otherLeg = await seed(api, routes.loadLeg, loadLegBody(tenant, load));
+    const otherLeg = await seed(api, routes.load_leg, loadLegBody(tenant, load));
     const body = stopBody(tenant, leg);
     expectProcessed(await api.post(routes.stop, body));
     expectProcessed(await api.post(routes.stop, { ...body, native_system_load_leg_permalink: otherLeg.native_system_load_leg_permalink }));

@@ -140,7 +140,7 @@ describe('webhook delivery', { timeout: 300_000 }, () => {
     const a = await seed(api, routes.load, loadBody(tenant));
     const b = await seed(api, routes.load, loadBody(tenant));
     await seed(api, routes.load, { ...a, bol_number: 'A-2' });
-    await seed(api, routes.loadUpdate, loadUpdateBody(tenant, a));
+    await seed(api, routes.load_update, loadUpdateBody(tenant, a));
     await seed(api, routes.load, { ...b, bol_number: 'B-2' });
     // Load A's first event fails until the test lets it through.
     let failA = true;

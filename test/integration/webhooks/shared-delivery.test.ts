@@ -17,7 +17,7 @@ async function seedEvents(api: ReturnType<typeof apiFor>, tenant: { slug: string
   for (let i = 0; i < loads; i++) {
     const load = await seed(api, routes.load, loadBody(tenant));
     permalinks.push(load.native_system_load_permalink as string);
-    await Promise.all([seed(api, routes.loadUpdate, loadUpdateBody(tenant, load)), seed(api, routes.load, { ...load, bol_number: `B-${i}` })]);
+    await Promise.all([seed(api, routes.load_update, loadUpdateBody(tenant, load)), seed(api, routes.load, { ...load, bol_number: `B-${i}` })]);
   }
   return permalinks;
 }

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { schema } from './schema.js';
+import { schema } from '../graphql/schema.js';
 
 // The `graphql` copy Pothos built the schema with: Node loads it as CommonJS, while a bundler-style
 // resolver (vitest) would hand an ESM `import` the .mjs copy, a second realm the schema is foreign to.

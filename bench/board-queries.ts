@@ -1,0 +1,28 @@
+/**
+ * The load board's GraphQL documents, as the benchmark sends them (`run.ts`) and as the test that the
+ * board never leaves the SQL load page reads them (test/integration/graphql/load-page-fallback.test.ts).
+ */
+
+/** The board's selection: each load with its legs, carriers, stops and latest update. */
+const boardSelection = /* GraphQL */ `
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    edges { node {
+      permalink tmsId status phase customerName bolNumber poNumber tmsUrl changedAt
+      legs {
+        permalink sequence driverName driverPhone truckNumber trailerNumber
+        carrier { permalink name mcNumber scac }
+        stops { permalink sequence type locationName city state appointmentStart appointmentEnd arrivedAt departedAt }
+      }
+      updates(first: 1) { type occurredAt status phase latitude longitude city state message }
+    } }`;
+
+/** The two load-board documents: the issue's board, and the README's dashboard (issue 8's order and filters). */
+export const boardQueries = [
+  { scenario: 'load-board', label: 'load board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
+  {
+    scenario: 'load-board-dashboard',
+    label: 'dashboard (ACTIVITY_DESC, activitySince, city)',
+    document: `query LoadBoard { loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "${new Date(Date.now() - 6 * 3_600_000).toISOString()}", city: "chicago" }) { ${boardSelection} } }`,
+  },
+] as const;

@@ -1,0 +1,59 @@
+/**
+ * The ingestion edge both transports share: one ingestion request (a REST single or bulk route, a
+ * GraphQL single or bulk mutation) opened once, with the writing tenant's scope and the request's
+ * `Service-Ingest-Source`, and the accounting of a request rejected before its records are read.
+ * What happens to the records is the use case's (`ingest.ts`), which reports each of them; a
+ * transport only maps the typed results to its answers.
+ */
+import { toAppError, type AppError } from '../../errors.js';
+import { ingestSourceOf } from '../ingest-health/events.js';
+import type { IngestOptions, IngestScope, Ingestion, RecordResult } from './ingest.js';
+import type { TenantRef } from './tenant-ref.js';
+
+export interface IngestRequest {
+  readonly ingestion: Ingestion;
+  readonly scope: IngestScope;
+  /**
+   * Reports the request as rejected whole (its content type, size, JSON, envelope, rate limit…): one
+   * rejection, with the record's permalink when `body` has one. Returns the contract error.
+   */
+  reject(thrown: unknown, body?: unknown): AppError;
+  /** A request-level check: what it throws is reported as the request's rejection (`reject`), then thrown. */
+  admit<T>(check: () => T, body?: unknown): T;
+  /** The records through the use case: one typed result per record, in order (each reported by it). */
+  ingest(records: readonly unknown[], options?: IngestOptions): Promise<RecordResult[]>;
+}
+
+/** What a transport knows of a request when it opens it: the services, the authenticated tenant, its headers and the service clock. */
+export interface IngestRequestOrigin {
+  services: Pick<IngestScope, 'db' | 'sequencer' | 'recorder'> & { logger: IngestScope['log'] };
+  tenant: TenantRef;
+  headers: Headers;
+  now: Date;
+  /** What the request carries so far, for the permalink of a rejection of its headers (GraphQL's input; REST has not read its body yet). */
+  body?: unknown;
+}
+
+/**
+ * Opens an ingestion request of `ingestion`: reads `Service-Ingest-Source` (a bad value is the
+ * request's rejection, reported and thrown).
+ */
+export function openIngestRequest(ingestion: Ingestion, { services, tenant, headers, now, body }: IngestRequestOrigin): IngestRequest {
+  const { db, sequencer, recorder, logger } = services;
+  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger };
+  const reject = (thrown: unknown, body?: unknown) => {
+    const error = toAppError(thrown);
+    ingestion.rejectRequest(scope, error, body);
+    return error;
+  };
+  const admit = <T>(check: () => T, body?: unknown): T => {
+    try {
+      return check();
+    } catch (thrown) {
+      reject(thrown, body);
+      throw thrown;
+    }
+  };
+  scope.source = admit(() => ingestSourceOf(headers.get('service-ingest-source')), body);
+  return { ingestion, scope, reject, admit, ingest: (records, options) => ingestion.ingest(scope, records, options) };
+}

@@ -1,0 +1,171 @@
+/**
+ * The integration console (GET /console) in headless Chromium with every other host blocked (and
+ * recorded: none may be asked): a tenant signs in and sees a chart with the real counts, maps an
+ * unmapped status and sees a load's phase change; the admin creates a tenant and its new key posts.
+ * Accessibility (axe-core: no serious or critical violation) at desktop and phone widths; keys only
+ * in sessionStorage. Saves the screenshots the docs show (docs/screenshots/console-*.png).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { carrierBody, loadBody, loadUpdateBody, routes } from '../factories/records.js';
+import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../helpers/app.js';
+import { seedExample } from './seed-example.js';
+
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const screenshots = resolve(import.meta.dirname, '../../docs/screenshots');
+const adminKey = 'console-admin-key-0123456789-0123456789';
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let testApp: TestApp;
+let server: Server;
+let base: string;
+let tenant: TestTenant;
+let browser: Browser;
+let context: BrowserContext;
+const foreignRequests: string[] = [];
+
+beforeAll(async () => {
+  testApp = await createTestApp({ env: { ADMIN_API_KEY: adminKey } });
+  tenant = await testApp.createTenant({ slug: uniqueSlug('console') });
+  server = createServer((req, res) => void testApp.app(req, res));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+  });
+  context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const origin = new URL(base).origin;
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!/^(data|blob|about):/.test(url) && new URL(url).origin !== origin) foreignRequests.push(url);
+  });
+  await context.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort('blockedbyclient')));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await new Promise((done) => server?.close(done));
+  await testApp?.close();
+});
+
+async function signIn(page: Page, key: string) {
+  await page.goto(`${base}/console`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** axe-core's serious and critical violations on the page as it is now (run through the debugger protocol: the page's CSP allows no injected script). */
+async function seriousViolations(page: Page) {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
+    return (await axe.run()).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** The sum of one outcome over a source's chart, as Chart.js holds it. */
+const chartTotal = (page: Page, source: string, outcome: string) =>
+  page.evaluate(
+    ([source, outcome]) => {
+      const canvas = document.querySelector(`#source-${source} canvas`);
+      const chart = (
+        window as unknown as { Chart: { getChart(c: Element | null): { data: { datasets: { label: string; data: number[] }[] } } | undefined } }
+      ).Chart.getChart(canvas);
+      const dataset = chart?.data.datasets.find((d) => d.label === outcome);
+      return dataset ? dataset.data.reduce((sum, n) => sum + n, 0) : -1;
+    },
+    [source, outcome] as const,
+  );
+
+describe('the console in Chromium', () => {
+  test('a tenant signs in, sees its counts in the chart, its rejections, maps an unmapped status and sees the load re-phased', async () => {
+    const api = apiFor(testApp, tenant.apiKey);
+    await seedExample(api, tenant);
+    const booked = loadBody(tenant, { native_system_load_status: 'Booked', native_system_customer_name: 'Acme Foods' });
+    expect((await api.post(routes.load, booked, { 'service-ingest-source': 'pull' })).status).toBe(200);
+    await api.post(routes.load_update, loadUpdateBody(tenant, booked), { 'service-ingest-source': 'pull' });
+    for (let i = 0; i < 3; i++) expect((await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' })).status).toBe(200);
+    expect((await api.post(routes.load, { native_system_load_id: 'X' }, { 'service-ingest-source': 'webhook' })).status).toBe(400);
+    const health = (await api.graphql('{ ingestHealth { sources { source lastDay { processed rejected } } } }')).body.data.ingestHealth.sources;
+    const expected = (source: string) => health.find((s: { source: string }) => s.source === source).lastDay;
+
+    const page = await context.newPage();
+    await signIn(page, tenant.apiKey);
+    await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toBe(`Tenant ${tenant.slug}`);
+    await expect.poll(() => chartTotal(page, 'webhook', 'processed'), { timeout: 60_000 }).toBe(expected('WEBHOOK').processed);
+    expect(expected('WEBHOOK').processed).toBe(3);
+    expect(await chartTotal(page, 'webhook', 'rejected')).toBe(1);
+    expect(await chartTotal(page, 'pull', 'processed')).toBe(expected('PULL').processed);
+    await expect(page.locator('#rejections tbody').innerText()).resolves.toContain('validation_failed');
+
+    // Look the load up: UNMAPPED, with its event.
+    await page.getByLabel('Load permalink').fill(String(booked.native_system_load_permalink));
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('UNMAPPED');
+    await expect(page.locator('#record').innerText()).resolves.toContain('Events');
+
+    // Map the unmapped status; the lookup shows the new phase.
+    await page.getByLabel('Phase for Booked').selectOption('COVERED');
+    await page.getByRole('button', { name: 'Map Booked' }).click();
+    await expect.poll(() => page.locator('#mappings tbody').innerText(), { timeout: 30_000 }).toContain('COVERED');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
+    const stored = await api.graphql('query ($p: String!) { load(permalink: $p) { phase } }', { p: booked.native_system_load_permalink });
+    expect(stored.body.data.load.phase).toBe('COVERED');
+
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'console-tenant.png'), fullPage: true });
+
+    // Phone width: no sideways scrolling of the page, still accessible.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'console-phone.png'), fullPage: true });
+
+    // The key is in this tab's session only.
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(tenant.apiKey);
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).toContain(tenant.apiKey);
+    await page.close();
+  });
+
+  test('the admin signs in, creates a tenant, sees its key once, and that key posts', async () => {
+    const page = await context.newPage();
+    await signIn(page, adminKey);
+    await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toMatch(/^Admin/);
+    const slug = uniqueSlug('new');
+    await page.getByLabel('Slug').fill(slug);
+    await page.getByLabel('Name').fill('New Freight');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await expect.poll(() => page.locator('#new-key-value').innerText(), { timeout: 30_000 }).toMatch(/^tms_/);
+    const apiKey = await page.locator('#new-key-value').innerText();
+    await expect.poll(() => page.locator('#tenants tbody').innerText(), { timeout: 30_000 }).toContain(slug);
+    expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
+
+    const res = await fetch(`${base}${routes.carrier}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify(carrierBody({ slug })),
+    });
+    expect(res.status).toBe(200);
+
+    // Pick the tenant: its health shows the carrier just posted.
+    await page.getByLabel('Tenant shown below').selectOption(slug);
+    await expect.poll(() => chartTotal(page, 'unspecified', 'processed'), { timeout: 60_000 }).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(screenshots, 'console-admin.png'), fullPage: true });
+    await page.close();
+  });
+
+  test('no page asked another host for anything', () => {
+    expect(foreignRequests).toEqual([]);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * `migrateIfPending` (src/db/migrate.ts), what every start and the tenant CLI run: on an up-to-date
+ * database one query and no schema engine; otherwise the migrations are applied as `migrate` does.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrateIfPending } from '../../../src/db/migrate.js';
+import { createTestDatabase } from '../../setup/database.js';
+
+// Each test creates and migrates a database: generous timeouts on a busy machine, no timing assertions.
+describe('migrateIfPending', { timeout: 180_000 }, () => {
+  test('an up-to-date database costs one query: the schema engine is not run', async () => {
+    const { db, drop } = await createTestDatabase(); // migrated
+    try {
+      const statements: string[] = [];
+      const stop = db.onStatement((sql) => statements.push(sql));
+      expect(await migrateIfPending(db)).toEqual([]);
+      stop();
+      expect(statements).toEqual([expect.stringContaining('FROM _prisma_migrations')]);
+    } finally {
+      await drop();
+    }
+  });
+
+  test('a fresh database gets every migration', async () => {
+    const db = await openDatabase({ dataDir: 'memory://' });
+    try {
+      const dirs = readdirSync(new URL('../../../prisma/migrations', import.meta.url), { withFileTypes: true });
+      expect(await migrateIfPending(db)).toEqual(dirs.filter((d) => d.isDirectory()).map((d) => d.name));
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('a migration recorded as unfinished (failed) goes to the schema engine, which refuses to go on', async () => {
+    const { db, drop } = await createTestDatabase();
+    try {
+      await db.sql.query('UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)', []);
+      await expect(migrateIfPending(db)).rejects.toThrow(/failed/i);
+    } finally {
+      await drop();
+    }
+  });
+});
