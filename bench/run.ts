@@ -105,6 +105,9 @@ const work = mkdtempSync(join(tmpdir(), 'tms-bench-'));
 const nodeTsx = ['--import', 'tsx'];
 /** The service and its CLI run compiled, as `npm start` runs them (built at the start of every run). */
 const compiled = (file: string) => ['--enable-source-maps', join(root, 'dist', file)];
+/** The runtime settings `npm start` (package.json) and the Dockerfile give the service (its footprint). */
+const serviceNodeArgs = ['--max-semi-space-size=2'];
+const serviceMalloc = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 // ---------------------------------------------------------------------------------------------
 // Databases and tenants
@@ -507,9 +510,10 @@ async function main() {
     const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const service = await startServer(
       process.execPath,
-      [...profileArgs, ...compiled('main.js')],
+      [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
       {
         ...process.env,
+        ...serviceMalloc,
         ...serviceDb.env,
         PORT: '0',
         HOST: '127.0.0.1',
