@@ -33,7 +33,8 @@ await build({
 // heap for the life of the process (about 9 MB). The compiled client instead compiles the .wasm file
 // written next to it (docs/guides/production-build.md, "Footprint"). Same line count: source maps hold.
 const clientClass = join(next, 'db/generated/prisma/internal/class.js');
-const base64Import = /const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_\w+\.postgresql)\.wasm-base64\.mjs"\);\n(\s*)return await decodeBase64AsWasm\(wasm\);/;
+const base64Import =
+  /const \{ wasm \} = await import\("(@prisma\/client\/runtime\/query_compiler_\w+\.postgresql)\.wasm-base64\.mjs"\);\n(\s*)return await decodeBase64AsWasm\(wasm\);/;
 const clientSource = readFileSync(clientClass, 'utf8');
 const found = base64Import.exec(clientSource);
 if (!found) throw new Error(`${clientClass}: the query compiler's base64 import was not found (did Prisma change its generated client?)`);

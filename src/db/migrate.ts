@@ -110,7 +110,9 @@ export async function migrateInWorker(options: { url?: string; dataDir: string }
     let applied: string[] | null = null;
     worker.once('message', (message: string[]) => (applied = message));
     worker.once('error', reject);
-    worker.once('exit', (code) => (applied ? resolve(applied) : reject(new Error(`The migration worker stopped (exit code ${code}) without applying the migrations.`))));
+    worker.once('exit', (code) =>
+      applied ? resolve(applied) : reject(new Error(`The migration worker stopped (exit code ${code}) without applying the migrations.`)),
+    );
   });
 }
 
