@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -286,6 +287,14 @@ function lockDataDir(dataDir: string, onTakenOver: (message: string) => void): (
  */
 const pgliteStartParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
+/**
+ * The PostgreSQL extensions the migrations create (`CREATE EXTENSION`), which PGlite must be given when
+ * it opens a database: `pg_trgm` (migration `cost`: the trigram indexes that serve `loads(filter: {search})`).
+ * Every PGlite the project opens (the server, the migration scratch database, the tests' template, the
+ * bench's floor) passes these.
+ */
+export const pgliteExtensions = { pg_trgm };
+
 /** True when `dataDir` holds no PGlite database yet (its first open runs initdb). */
 export const isFreshDataDir = (dataDir: string) => !dataDir.startsWith('memory://') && !existsSync(join(dataDir, 'PG_VERSION'));
 
@@ -299,7 +308,7 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
   }
   const pglite = await (async () => {
     await options.beforeOpen?.();
-    return PGlite.create(dataDir, { startParams: pgliteStartParams, loadDataDir });
+    return PGlite.create(dataDir, { startParams: pgliteStartParams, loadDataDir, extensions: pgliteExtensions });
   })().catch((error) => {
     unlock();
     throw error;

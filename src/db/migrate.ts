@@ -136,9 +136,18 @@ export async function migrate(adapterFactory: SqlMigrationAwareDriverAdapterFact
 export async function createMigration(name: string): Promise<string | null> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PrismaPGlite } = await import('pglite-prisma-adapter');
-  const scratch = new PGlite('memory://');
+  const { pgliteExtensions } = await import('./database.js');
+  const scratch = new PGlite('memory://', { extensions: pgliteExtensions });
+  const shadows: InstanceType<typeof PGlite>[] = [];
   try {
-    const engine = await loadEngine(new PrismaPGlite(scratch));
+    const factory = new PrismaPGlite(scratch);
+    // The adapter's shadow database is a bare PGlite: give it the extensions the migrations create.
+    factory.connectToShadowDb = () => {
+      const shadow = new PGlite('memory://', { extensions: pgliteExtensions });
+      shadows.push(shadow);
+      return new PrismaPGlite(shadow).connect();
+    };
+    const engine = await loadEngine(factory);
     const migrations = listMigrations();
     const { stdout } = await engine.diff({
       from: migrations.migrationDirectories.length ? { tag: 'migrations', ...migrations } : { tag: 'empty' },
@@ -156,6 +165,6 @@ export async function createMigration(name: string): Promise<string | null> {
     if (!existsSync(lockPath)) writeFileSync(lockPath, 'provider = "postgresql"\n');
     return dir;
   } finally {
-    await scratch.close();
+    await Promise.all([scratch, ...shadows].map((db) => db.close().catch(() => {})));
   }
 }
