@@ -12,7 +12,9 @@
  * unique key (and primary key), no triggers, no secondary indexes (created at start if missing): what a
  * user's simplest alternative pays. It also serves `POST /api/v1/loads/bulk_upsert` (`{"records": […]}`,
  * answered `{"results": […]}` as the service does) with one multi-row `INSERT … ON CONFLICT` of the
- * batch (the last of repeated permalinks wins, as the service's order of application does).
+ * batch (the last of repeated permalinks wins, as the service's order of application does), its rows
+ * written in permalink order as the service writes them (concurrent batches then lock rows in one order
+ * and cannot deadlock).
  *
  * PostgreSQL from DATABASE_URL (pool of DATABASE_POOL_SIZE, default 10, like the service), or PGlite
  * in DATA_DIR. Listens on 127.0.0.1:PORT (0: any) and prints `listening <port>` on stdout.
@@ -137,6 +139,7 @@ const at = `$${bulkColumns.length + 2}::timestamptz`;
 const bulkSql = `INSERT INTO ${table} AS t (id, tenant_id, ${bulkColumns.join(', ')}, extra, fresh_at, changed_at, created_at)
   SELECT gen_random_uuid(), $1::uuid, ${bulkColumns.map((c) => `r.${c}`).join(', ')}, '{}', ${at}, ${at}, ${at}
   FROM unnest(${bulkColumns.map((_, i) => `$${i + 2}::text[]`).join(', ')}) AS r(${bulkColumns.join(', ')})
+  ORDER BY r.permalink
   ON CONFLICT (tenant_id, permalink) DO UPDATE SET ${bulkColumns
     .slice(1)
     .map((c) => `${c} = EXCLUDED.${c}`)
