@@ -6,6 +6,7 @@
 // of a deleted source survives and a process started meanwhile (a test run) never finds dist/ half-built.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Buffer } from 'node:buffer';
 import { pid } from 'node:process';
 import { build } from 'esbuild';
 
