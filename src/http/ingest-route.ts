@@ -66,7 +66,10 @@ function processedExample(ingestion: Ingestion, example: unknown) {
   const { spec } = ingestion;
   const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
   const permalink = typeof value === 'string' ? value : '';
-  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [] };
+  // A phased kind's answer names the phase of the example's status in a tenant that has not mapped it yet.
+  const status = spec.phase ? (example as Record<string, unknown> | undefined)?.[spec.phase.from] : undefined;
+  const phase = spec.phase ? { phase: typeof status === 'string' && status.trim() ? 'UNMAPPED' : spec.phase.withoutStatus } : {};
+  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [], ...phase };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */
