@@ -1,7 +1,8 @@
 /**
  * The ingestion edge both transports share: one ingestion request (a REST single or bulk route, a
- * GraphQL single or bulk mutation) opened once, with the writing tenant's scope and the request's
- * `Service-Ingest-Source` and whether it is a dry run, and the accounting of a request rejected before its records are read.
+ * GraphQL single or bulk mutation) opened once, with the writing tenant's scope, the request's
+ * `Service-Ingest-Source` and whether it is a dry run, and the accounting of a request rejected
+ * before its records are read.
  * What happens to the records is the use case's (`ingest.ts`), which reports each of them; a
  * transport only maps the typed results to its answers.
  */

@@ -125,9 +125,9 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
     const { permalink } = row;
     const unknownFields = Object.keys(row.extra);
-    const outcome = (status: UpsertStatus, message: string): RecordResult => ({
+    const outcome = (status: UpsertStatus, message: string, phase?: Pick<UpsertOutcome, 'phase'>): RecordResult => ({
       ok: true,
-      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields },
+      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields, ...phase },
     });
     const missing = spec.parents.flatMap((parent, i) =>
       result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
@@ -141,19 +141,20 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
         : outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`);
     }
-    const processed = outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`);
-    if (processed.ok && result.phase !== undefined) processed.outcome.phase = result.phase;
-    return processed;
+    // A phased kind's written row tells the phase its status maps to (the answer shows it).
+    const phase = result.phase === undefined ? undefined : { phase: result.phase };
+    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`, phase);
   }
 
   /**
    * Ingests records in request order and reports each to ingest accounting: validation first, then
    * a few set-based statements: the n-th occurrence of a permalink goes to round n (a repeated
    * permalink is written after its earlier occurrence, as two requests in order), and within a round
-   * the rows carrying the same fields share one statement. A record the contract rejects gets its error in the
-   * results. A dry run runs the very same statements in one transaction that is rolled back (each under a
-   * savepoint, so a refused one fails alone as in autocommit) and numbers no event. A failure of the database itself (503/500) is reported for every record not yet
-   * written and thrown, since the request cannot be answered record by record.
+   * the rows carrying the same fields share one statement. A record the contract rejects gets its error
+   * in the results. A dry run runs the very same statements in one transaction that is rolled back
+   * (each under a savepoint, so a refused one fails alone as in autocommit) and numbers no event. A
+   * failure of the database itself (503/500) is reported for every record not yet written and thrown,
+   * since the request cannot be answered record by record.
    */
   async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
     const syncRunTime = honoursSyncRunTime ? (options.syncRunTime ?? null) : null;
