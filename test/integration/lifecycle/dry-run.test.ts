@@ -2,9 +2,9 @@
  * Dry runs (api-contract.md E "Dry run"): `?dry_run=true` on every REST ingestion route of the route
  * list and `dryRun: true` on every ingestion mutation answer as the real request that follows them
  * (plus the dry-run mark), write nothing (every record table, phase changes and change events are
- * compared before and after; GraphQL reads them back), record no event, are counted apart in ingest
- * health and metrics, are charged by the rate limit, and evaluate parents, `sync_run_time`,
- * duplicates and phases against the stored data. `Database.rehearse`, which they run in, is tested
+ * compared before and after; GraphQL reads them back), record no event, run no sequencer pass (no
+ * cached answer dropped), are counted apart in ingest health and metrics, are charged by the rate
+ * limit, and evaluate parents, `sync_run_time`, duplicates and phases against the stored data. `Database.rehearse`, which they run in, is tested
  * directly: what it wrote is gone afterwards.
  */
 import { onTestFinished } from 'vitest';
@@ -312,6 +312,21 @@ describe('accounting', () => {
       input: toInput(loadBody(tenant)),
     });
     expect(mutation.error.extensions?.code).toBe('rate_limited');
+  });
+});
+
+describe('no side effect after the rollback', () => {
+  test("a dry run runs no sequencer pass, so it drops none of the tenant's cached answers; the real write does", async ({ api, tenant, testApp }) => {
+    const version = () => testApp.app.dataVersions.of(tenant.id);
+    // A new tenant has written nothing, so no notification of its own can arrive late and move its version.
+    const before = version();
+    const load = loadBody(tenant);
+    await api.post(`${routes.load}?dry_run=true`, load);
+    await api.post(`/api/v1/loads/bulk_upsert?dry_run=true`, { records: [loadBody(tenant)] });
+    await gqlData(api, `mutation ($input: LoadInput!) { upsertLoad(input: $input, dryRun: true) { status } }`, { input: toInput(loadBody(tenant)) });
+    expect(version()).toBe(before);
+    await seed(api, routes.load, load);
+    expect(version()).not.toBe(before);
   });
 });
 
