@@ -24,7 +24,13 @@ function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } 
 /** The REST answer of a record: its outcome (with `unknown_fields`) or its error body. */
 const resultBody = (result: RecordResult) =>
   result.ok
-    ? { status: result.outcome.status, message: result.outcome.message, permalink: result.outcome.permalink, unknown_fields: result.outcome.unknownFields }
+    ? {
+        status: result.outcome.status,
+        message: result.outcome.message,
+        permalink: result.outcome.permalink,
+        unknown_fields: result.outcome.unknownFields,
+        suggestions: result.outcome.suggestions.map((s) => ({ field: s.field, did_you_mean: s.didYouMean })),
+      }
     : result.error.toBody();
 
 /** The answer of a single-record route: 200 with the outcome, or the record's contract error with its status. */
@@ -48,7 +54,7 @@ function processedExample(ingestion: Ingestion, example: unknown) {
   const { spec } = ingestion;
   const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
   const permalink = typeof value === 'string' ? value : '';
-  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [] };
+  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [], suggestions: [] };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */
@@ -60,6 +66,7 @@ export function ingestRoute(ingestion: Ingestion) {
     auth: 'tenant',
     ingestion,
     tooLargeAdvice: `send one record per request, or up to ${maxBatchRecords} records (${maxBulkBodyBytes} bytes) in one request to POST ${bulkRestPath(spec)}`,
+    arrayAdvice: `this route takes one record as a JSON object: send several records to POST ${bulkRestPath(spec)} as {"records": [...]}`,
     rateLimit: { records: () => 1 },
     doc: {
       summary: spec.rest.summary,
@@ -106,6 +113,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
     ingestion,
     maxBodyBytes: maxBulkBodyBytes,
     tooLargeAdvice: `split the records over several requests (at most ${maxBatchRecords} records each)`,
+    arrayAdvice: 'wrap the records as {"records": [...]}',
     // A bulk request costs its record count (a malformed envelope, rejected whole, costs one).
     rateLimit: {
       records: (body) => (Array.isArray(body.records) ? Math.min(Math.max(body.records.length, 1), maxBatchRecords) : 1),

@@ -76,7 +76,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       if (route.ingestion && tenant) ingest = openIngestRequest(route.ingestion, { services, tenant, headers: request.headers, now });
       if (route.method === 'POST') {
         assertJsonContentType(request);
-        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));
+        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice), route.arrayAdvice);
       }
       if (route.rateLimit && tenant) {
         charge = await services.limits.chargeRecords(tenant, route.rateLimit.records(body));
