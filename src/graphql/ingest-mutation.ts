@@ -44,7 +44,8 @@ const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement(
     }),
     suggestions: t.field({
       type: [FieldSuggestionRef],
-      description: 'The `unknownFields` that look like an input field (`bol_numbr` for `bolNumber`), with that field; also named in `message`. Empty when none.',
+      description:
+        'The `unknownFields` that look like an input field (`bol_numbr` for `bolNumber`), with that field; also named in `message`. Empty when none.',
       complexity: { field: 1, multiplier: 1 },
       resolve: (o) => o.suggestions,
     }),

@@ -20,9 +20,7 @@ export const pageSize = (max: number) => ({ extensions: { maxPageSize: max } });
 
 /** The error of a page size out of range, naming the argument (`first` or `last`) and the field. */
 export const pageSizeError = (argument: string, max: number, coordinate: string) =>
-  new AppError('validation_failed', `${argument} must be between 0 and ${max} (${coordinate}).`, [
-    { field: argument, issue: `must be between 0 and ${max}` },
-  ]);
+  new AppError('validation_failed', `${argument} must be between 0 and ${max} (${coordinate}).`, [{ field: argument, issue: `must be between 0 and ${max}` }]);
 
 /** The paginated fields of a schema (`Type.field`) with their maximum page size. */
 export function paginatedFields(schema: GraphQLSchema): { type: string; field: string; arguments: string[]; max: number }[] {
@@ -33,7 +31,8 @@ export function paginatedFields(schema: GraphQLSchema): { type: string; field: s
       const sized = field.args.map((arg) => arg.name).filter((name) => (sizeArguments as readonly string[]).includes(name));
       if (!sized.length) continue;
       const max = field.extensions.maxPageSize;
-      if (typeof max !== 'number') throw new Error(`${type.name}.${field.name} takes ${sized.join(' and ')} but declares no maximum: add pageSize(max) to its options`);
+      if (typeof max !== 'number')
+        throw new Error(`${type.name}.${field.name} takes ${sized.join(' and ')} but declares no maximum: add pageSize(max) to its options`);
       found.push({ type: type.name, field: field.name, arguments: sized, max });
     }
   }

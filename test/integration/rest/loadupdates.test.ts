@@ -27,6 +27,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       message: expect.any(String),
       permalink: body.native_system_load_update_permalink,
       unknown_fields: ['tms_x'],
+      suggestions: [],
     });
     const [before] = await storedUpdates(testApp, body);
     const second = await api.post(routes.load_update, { ...body, message: 'Changed', update_type: 'status_remark', tms_x: 2, tms_y: 3 });
@@ -36,6 +37,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       message: expect.stringContaining('unchanged'),
       permalink: body.native_system_load_update_permalink,
       unknown_fields: ['tms_x', 'tms_y'],
+      suggestions: [],
     });
     const after = await storedUpdates(testApp, body);
     expect(after).toEqual([before]);

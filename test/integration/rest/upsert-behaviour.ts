@@ -34,9 +34,21 @@ export function describeUpsertBehaviour(o: UpsertBehaviourOptions) {
     test('posting the same permalink twice keeps one record: created, then updated', async ({ api, tenant, testApp }) => {
       const body = await o.validBody(api, tenant);
       const first = await api.post(o.route, body);
-      expect(first.body).toEqual({ status: 'processed', message: expect.stringContaining('created'), permalink: body[o.permalinkField], unknown_fields: [] });
+      expect(first.body).toEqual({
+        status: 'processed',
+        message: expect.stringContaining('created'),
+        permalink: body[o.permalinkField],
+        unknown_fields: [],
+        suggestions: [],
+      });
       const second = await api.post(o.route, { ...body, [o.optional.field]: o.optional.value });
-      expect(second.body).toEqual({ status: 'processed', message: expect.stringContaining('updated'), permalink: body[o.permalinkField], unknown_fields: [] });
+      expect(second.body).toEqual({
+        status: 'processed',
+        message: expect.stringContaining('updated'),
+        permalink: body[o.permalinkField],
+        unknown_fields: [],
+        suggestions: [],
+      });
       expect((await storedOf(testApp, body))[o.optional.column]).toEqual(o.optional.value);
     });
 
@@ -102,6 +114,7 @@ export function describeUpsertBehaviour(o: UpsertBehaviourOptions) {
           message: expect.stringContaining('sync_run_time'),
           permalink: body[o.permalinkField],
           unknown_fields: ['tms_v'],
+          suggestions: [],
         });
         expect(await storedOf(testApp, body)).toEqual(before);
       });
