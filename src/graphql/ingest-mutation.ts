@@ -13,6 +13,7 @@ import { suggestionSentence, type FieldSuggestion } from '../domain/shared/hints
 import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
+import { FieldIssueRef } from './field-issue.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
@@ -58,14 +59,6 @@ interface BulkRecord {
   permalink: string;
   result: RecordResult;
 }
-
-const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
-  description: 'One offending field of a rejected record, named as the input names it (camelCase).',
-  fields: (t) => ({
-    field: t.exposeString('field', { description: 'The input field (`bolNumber`, `extra.bolNumber`, …).' }),
-    issue: t.exposeString('issue', { description: 'What is wrong with it.' }),
-  }),
-});
 
 /** A record's error as data (an Error instance returned by a resolver would be raised by graphql-js). */
 interface RecordError {

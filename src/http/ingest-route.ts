@@ -139,7 +139,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
       const records = ingest.admit(() => {
         if (requestIssues.length) throw validationFailed(requestIssues);
         return recordsOf(ctx.body);
-      });
+      }, ctx.body);
       const results = await ingest.ingest(records, { syncRunTime });
       return { body: { results: results.map(resultBody) } };
     },

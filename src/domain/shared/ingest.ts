@@ -245,7 +245,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
     result.ok
       ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
-      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input) };
+      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input), body: input };
 
   return {
     spec,
@@ -256,7 +256,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
      * content type, size or JSON): one rejection, with the record's permalink when the body has one.
      */
     rejectRequest(scope: IngestScope, thrown: unknown, body?: unknown) {
-      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body) }]);
+      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body), body }]);
     },
   };
 }
