@@ -160,7 +160,7 @@ export const timeZone = (importance: Importance, description: string) =>
     importance,
     description,
     {},
-    'Must be an `Area/Location` time zone name of the IANA tz database that the service knows (such as `America/Chicago`), or `UTC`; legacy abbreviations and aliases (`CST`, `EST`, `EST5EDT`, `US/Central`, `Etc/GMT+6`) and anything else are a 400 `validation_failed`.',
+    'Must be an `Area/Location` time zone name of the IANA tz database that the service knows (such as `America/Chicago`), or `UTC`, not a legacy abbreviation or alias (`CST`, `EST`, `EST5EDT`, `US/Central`, `Etc/GMT+6`); anything else is a 400 `validation_failed`.',
   );
 
 /**
