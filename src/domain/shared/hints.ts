@@ -20,7 +20,7 @@ export interface FieldSuggestion {
 }
 
 /** `nativeSystemLoadPermalink` → `native_system_load_permalink`, `BOL-Number` → `bol_number`. */
-export const snakeCase = (name: string) =>
+const snakeCase = (name: string) =>
   name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[\s-]+/g, '_')
