@@ -34,10 +34,15 @@ function fieldIssues(rejection) {
   return list;
 }
 
-/** A rejection's body, collapsed until asked for (a disclosure), marked when it was cut. */
-function rejectedBody(rejection) {
+/** Identifies a rejection across refreshes (a body the user opened stays open). */
+const rejectionKey = (r) => [r.at, r.source, r.kind, r.code, r.permalink].join('|');
+
+/** A rejection's body, collapsed until asked for (a disclosure; open when it was open before a refresh), marked when it was cut. */
+function rejectedBody(rejection, open) {
   if (rejection.body === null || rejection.body === undefined) return null;
-  const details = el('details', null, { class: 'body' });
+  const key = rejectionKey(rejection);
+  const details = el('details', null, { class: 'body', 'data-key': key });
+  details.open = open.has(key);
   details.append(el('summary', rejection.bodyTruncated ? 'Body (truncated)' : 'Body'));
   const text = typeof rejection.body === 'string' && rejection.bodyTruncated ? rejection.body : JSON.stringify(rejection.body, null, 2);
   details.append(el('pre', text, { tabindex: '0' }));
@@ -178,9 +183,11 @@ const healthQuery = `{
 async function loadTenantView() {
   const data = await graphql(healthQuery);
   renderSources(data.ingestHealth.sources);
-  $('rejections').tBodies[0].replaceChildren(
+  const rejections = $('rejections').tBodies[0];
+  const open = new Set([...rejections.querySelectorAll('details.body[open]')].map((d) => d.dataset.key));
+  rejections.replaceChildren(
     ...data.ingestHealth.recentRejections.map((r) =>
-      row([when(r.at), r.source.toLowerCase(), r.kind, r.code, fieldIssues(r), r.message, r.permalink, rejectedBody(r)]),
+      row([when(r.at), r.source.toLowerCase(), r.kind, r.code, fieldIssues(r), r.message, r.permalink, rejectedBody(r, open)]),
     ),
   );
   renderStatuses(data.ingestHealth.unmappedStatusCounts, data.statusMappings);

@@ -127,6 +127,8 @@ describe('the console in Chromium', () => {
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
     const stored = await api.graphql('query ($p: String!) { load(permalink: $p) { phase } }', { p: booked.native_system_load_permalink });
     expect(stored.body.data.load.phase).toBe('COVERED');
+    // The refresh after mapping kept the opened body open.
+    await expect(rejected.locator('details.body pre').isVisible()).resolves.toBe(true);
 
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-tenant.png'), fullPage: true });
