@@ -32,13 +32,26 @@ const snakeCase = (name: string) =>
  */
 const maxDistance = (length: number) => (length < 8 ? 1 : length < 16 ? 2 : 3);
 
+/** How many field names each kind remembers its answer for (a TMS sends the same extra fields with every record). */
+const rememberedNames = 1_000;
+
 /** Compiles the suggester of one record kind (its field list is read once). */
 export function createFieldHints(spec: RecordSpec) {
   const known = Object.keys((spec.body as unknown as z.ZodObject).shape);
   const knownSet = new Set(known);
+  const remembered = new Map<string, FieldSuggestion | null>();
 
-  /** The contract field an unknown field most likely means, or null. */
+  /** The contract field an unknown field most likely means, or null (remembered, so a feed's usual extra fields cost one lookup). */
   function suggest(field: string): FieldSuggestion | null {
+    let answer = remembered.get(field);
+    if (answer === undefined) {
+      answer = compute(field);
+      if (remembered.size < rememberedNames) remembered.set(field, answer);
+    }
+    return answer;
+  }
+
+  function compute(field: string): FieldSuggestion | null {
     if (knownSet.has(field)) return null;
     const snake = snakeCase(field);
     if (knownSet.has(snake)) return { field, didYouMean: snake, reason: 'snake_case' };
