@@ -21,6 +21,8 @@ export interface IngestEvent {
   kind: RecordKind;
   outcome: IngestOutcome;
   at: Date;
+  /** A dry run's record (`?dry_run=true`, `dryRun: true`): counted apart, never as ingested traffic. */
+  dryRun?: boolean;
   /**
    * For rejections: the error code and message, the first offending field and every field issue,
    * the record's permalink when known, and the rejected body (the record, or the request when it was
@@ -62,11 +64,11 @@ export interface ReportedResult {
 
 /**
  * Reports the results of one ingestion request (REST route or GraphQL mutation) to the recorder:
- * one event per record, rejections with their code, field issues, permalink and body.
+ * one event per record, rejections with their code, field issues, permalink and body; a dry run's marked `dryRun`.
  */
 export function reportIngest(
   recorder: IngestRecorder,
-  { tenant, ...request }: { tenant: TenantRef; source: IngestSourceName; kind: RecordKind; at: Date },
+  { tenant, dryRun, ...request }: { tenant: TenantRef; source: IngestSourceName; kind: RecordKind; at: Date; dryRun?: boolean },
   results: readonly ReportedResult[],
 ): void {
   for (const r of results) {
@@ -74,6 +76,7 @@ export function reportIngest(
       tenantId: tenant.id,
       tenantSlug: tenant.slug,
       ...request,
+      ...(dryRun ? { dryRun: true } : {}),
       outcome: r.outcome,
       ...(r.error
         ? {

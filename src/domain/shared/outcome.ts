@@ -11,4 +11,9 @@ export interface UpsertOutcome {
   unknownFields: string[];
   /** The unknown fields that most likely mean a contract field (camelCase or a near miss), with that field. */
   suggestions: FieldSuggestion[];
+  /**
+   * Kinds with a phase (loads, load updates), when the record was written: the phase its status maps
+   * to through the tenant's status mapping (`UNMAPPED` when none; null without a status). Absent otherwise.
+   */
+  phase?: string | null;
 }

@@ -35,7 +35,14 @@ describe('bulk routes', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([
-      { status: 'processed', message: expect.stringContaining('created'), permalink: fresh.native_system_load_permalink, unknown_fields: [], suggestions: [] },
+      {
+        status: 'processed',
+        message: expect.stringContaining('created'),
+        permalink: fresh.native_system_load_permalink,
+        unknown_fields: [],
+        suggestions: [],
+        phase: 'UNMAPPED',
+      },
       { error: { code: 'validation_failed', message: expect.any(String), details: [{ field: 'native_system_load_status', issue: expect.any(String) }] } },
       {
         status: 'processed',
@@ -43,6 +50,7 @@ describe('bulk routes', () => {
         permalink: existing.native_system_load_permalink,
         unknown_fields: [],
         suggestions: [],
+        phase: 'UNMAPPED',
       },
       { error: { code: 'tenant_mismatch', message: expect.any(String), details: expect.any(Array) } },
     ]);
