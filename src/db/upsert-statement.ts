@@ -8,6 +8,7 @@
  * Both share the keep-unless-sent rule (an absent field keeps its stored value) and the phase
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
+import { historyCte } from './payload-history.js';
 
 /** SQL type of a column, used for parameter casts. */
 export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
@@ -70,6 +71,14 @@ export interface UpsertRow {
   extra: Record<string, unknown>;
 }
 
+/** What the payload history of a statement records (a statement built with `history: true`). */
+export interface HistoryInput {
+  /** The bodies as received, in `rows` order (keys and values verbatim). */
+  bodies: readonly unknown[];
+  source: string;
+  requestId: string | null;
+}
+
 /** What one statement writes: rows with distinct permalinks that carry the same fields. */
 export interface UpsertInput {
   tenantId: string;
@@ -79,6 +88,8 @@ export interface UpsertInput {
   /** Columns the rows' bodies carried: absent fields keep their stored value on update. */
   present: readonly string[];
   rows: readonly UpsertRow[];
+  /** Required by a statement built with `history: true`, ignored otherwise. */
+  history?: HistoryInput;
 }
 
 export interface RowResult {
@@ -111,8 +122,14 @@ function loadOrder(spec: RecordTable): string[] {
  * `INSERT … ON CONFLICT (tenant_id, permalink)` and the `sync_run_time` guard are one database step.
  * Two rows of one statement must not share a permalink (ON CONFLICT cannot touch a row twice), and
  * they share one set of present columns (the keep-unless-sent rule is per statement).
+ *
+ * With `history: true` the same statement also records each written, skipped or duplicate row's body
+ * in the payload history (db/payload-history.ts), with whether the write changed the stored record:
+ * created, or a stored value (a column, a parent, the phase, `extra`) differs from the statement's
+ * snapshot of the row before it.
  */
-export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
+export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
+  const history = options.history === true;
   const { columns } = spec;
   const appendOnly = spec.freshness === 'append_only';
   // $1 tenant, $2 now, $3 rows; guarded tables also take $4 sync_run_time and $5 present columns.
@@ -127,6 +144,13 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
     ', ',
   );
   const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
+  // What "changed" compares (history only): every stored value a write may replace.
+  const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra'];
+  const storedValues = (alias: string) => `jsonb_build_array(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
+  const compares = history && !appendOnly;
+  if (compares) {
+    parentIds.push(`(SELECT ${storedValues('b')} FROM ${q(spec.table)} b WHERE b.tenant_id = $1::uuid AND b.permalink = i.permalink) AS before`);
+  }
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
   const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
@@ -187,13 +211,35 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       .map((key) => `${key}, `)
       .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING t.permalink, (xmax = 0) AS inserted
-  )
+    RETURNING t.permalink, (xmax = 0) AS inserted${compares ? `, ${storedValues('t')} AS after` : ''}
+  )${history ? historyCtes() : ''}
   SELECT r.ord, w.inserted${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
+  /** The settled rows (written, skipped or duplicate; not those missing a parent) and their history rows. */
+  function historyCtes() {
+    const fixed = appendOnly ? 3 : 5;
+    return `,
+  settled AS (
+    SELECT r.ord, r.permalink,
+      CASE WHEN w.permalink IS NULL THEN '${appendOnly ? 'duplicate' : 'skipped'}' ELSE 'processed' END AS outcome,
+      ${compares ? 'CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR w.after IS DISTINCT FROM r.before END' : 'w.permalink IS NOT NULL'} AS changed
+    FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
+    ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
+  ),
+  ${historyCte({
+    settled: 'settled',
+    tenantId: '$1::uuid',
+    receivedAt: '$2::timestamptz',
+    kind: `'${spec.name}'`,
+    source: `$${fixed + 2}::text`,
+    requestId: `$${fixed + 3}::text`,
+    bodies: `$${fixed + 1}::json`,
+  })}`;
+  }
+
   return {
-    name: `upsert_${spec.name}`,
+    name: `upsert_${spec.name}${history ? '_history' : ''}`,
     text,
     params(input) {
       const rows = input.rows.map((row, ord) => {
@@ -208,7 +254,10 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       });
       // Both drivers serialise an array for text[]; the rows go as one JSON text.
       const fixed = [input.tenantId, input.now, JSON.stringify(rows)];
-      return appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
+      const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
+      if (!history) return all;
+      if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
+      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
     },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: spec.parents.map(() => null) }));

@@ -15,7 +15,7 @@ import { builder } from './builder.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
-const UpsertStatusEnum = builder.enumType('UpsertStatus', {
+export const UpsertStatusEnum = builder.enumType('UpsertStatus', {
   description: 'Record-level outcome of an upsert or create.',
   values: {
     PROCESSED: { value: 'processed', description: 'The record was created or updated.' },
@@ -110,7 +110,14 @@ const syncRunTimeDescription = (honoured: boolean) =>
 
 /** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
 const openIngest = (ingestion: Ingestion, ctx: RequestContext, body?: unknown) =>
-  openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body });
+  openIngestRequest(ingestion, {
+    services: ctx.services,
+    tenant: writableTenantOf(ctx),
+    requestId: ctx.requestId,
+    headers: ctx.request.headers,
+    now: ctx.now,
+    body,
+  });
 
 /** A record's result as GraphQL answers it: its error names the input's (camelCase) fields. */
 const inGraphql = (input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult =>

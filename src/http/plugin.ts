@@ -73,7 +73,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
         tenant = await services.limits.guardAuthentication(clientAddress(request), () => auth.authenticateTenant(request.headers.get('x-api-key')));
       }
       // Reads Service-Ingest-Source (the edge reports a bad one as the request's rejection itself).
-      if (route.ingestion && tenant) ingest = openIngestRequest(route.ingestion, { services, tenant, headers: request.headers, now });
+      if (route.ingestion && tenant) ingest = openIngestRequest(route.ingestion, { services, tenant, requestId, headers: request.headers, now });
       if (route.method === 'POST') {
         assertJsonContentType(request);
         body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));

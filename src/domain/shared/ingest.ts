@@ -27,6 +27,11 @@ export interface IngestScope {
   now: Date;
   /** Where the cause of a record the database refused is logged (the record answers `internal`). */
   log: Pick<Logger, 'error'>;
+  /**
+   * The payload history of the request's writes (api-contract.md E): recorded in the write's own
+   * statement with the request's id (its `X-Request-Id`); null when payload history is off.
+   */
+  history: { requestId: string } | null;
 }
 
 export interface IngestOptions {
@@ -71,6 +76,8 @@ export const maxBulkBodyBytes = 5 * 1024 * 1024;
 /** A valid record waiting for its statement: its place in the request and its round (occurrence of its permalink). */
 interface Pending {
   index: number;
+  /** The record as received (its body for the payload history). */
+  input: unknown;
   row: UpsertRow;
   present: string[];
   round: number;
@@ -80,6 +87,8 @@ interface Pending {
 export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
   const validate = createValidator(spec);
   const statement = buildUpsertStatement(tableOf(spec));
+  /** The same statement recording the payload history of what it settles. */
+  const recording = buildUpsertStatement(tableOf(spec), { history: true });
   const columnEntries = Object.entries(spec.columns);
   const honoursSyncRunTime = spec.freshness === 'sync_run_time';
   const lower = spec.label.toLowerCase();
@@ -165,7 +174,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         const { row, present } = toRow(scope.tenant, checked.record);
         const round = seen.get(row.permalink) ?? 0;
         seen.set(row.permalink, round + 1);
-        pending.push({ index, row, present, round });
+        pending.push({ index, input, row, present, round });
       } catch (thrown) {
         if (!(thrown instanceof AppError)) throw thrown;
         results[index] = { ok: false, error: thrown };
@@ -188,16 +197,19 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
      * other failure (an outage, a rolled-back conflict, a broken schema) concerns the request: thrown.
      */
     async function write(group: readonly Pending[]): Promise<void> {
-      const params = statement.params({
+      const { history } = scope;
+      const chosen = history ? recording : statement;
+      const params = chosen.params({
         tenantId: scope.tenant.id,
         now: scope.now,
         syncRunTime,
         present: group[0]!.present,
         rows: group.map((p) => p.row),
+        history: history ? { bodies: group.map((p) => p.input), source: scope.source, requestId: history.requestId } : undefined,
       });
       let rows: Record<string, unknown>[];
       try {
-        rows = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
+        rows = await scope.db.sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
       } catch (thrown) {
         // A request of one record fails whole (500, logged with its cause by the transport), as does
         // a statement the database refuses for a reason other than the data of its rows.
@@ -212,7 +224,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         await write(group.slice(half));
         return;
       }
-      statement.read(rows, group.length).forEach((result, i) => {
+      chosen.read(rows, group.length).forEach((result, i) => {
         const p = group[i]!;
         results[p.index] = outcomeOf(p.row, result);
       });
