@@ -144,9 +144,10 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
     ', ',
   );
   const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
-  // What "changed" compares (history only): every stored value a write may replace.
+  // What "changed" compares (history only): every stored value a write may replace, as one row value
+  // (compared column by column with each type's equality).
   const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra'];
-  const storedValues = (alias: string) => `jsonb_build_array(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
+  const storedValues = (alias: string) => `ROW(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
   const compares = history && !appendOnly;
   if (compares) {
     parentIds.push(`(SELECT ${storedValues('b')} FROM ${q(spec.table)} b WHERE b.tenant_id = $1::uuid AND b.permalink = i.permalink) AS before`);

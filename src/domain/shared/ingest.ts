@@ -20,7 +20,7 @@ import { createValidator, type ValidRecord } from './validate.js';
 export interface IngestScope {
   db: Database;
   /** Numbers the change events of what was written, before the results are answered. */
-  sequencer: Pick<EventSequencer, 'committed'>;
+  sequencer: Pick<EventSequencer, 'committed' | 'touched'>;
   recorder: IngestRecorder;
   tenant: TenantRef;
   source: IngestSourceName;
@@ -242,6 +242,8 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     }
     const done = results as RecordResult[];
     if (done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
+    // Skipped and duplicate writes change only the payload history: cached GraphQL answers of the tenant go.
+    else if (scope.history && done.some((result) => result.ok)) scope.sequencer.touched(scope.tenant.id);
     report(
       scope,
       records.map((input, i) => resultReport(done[i]!, input)),

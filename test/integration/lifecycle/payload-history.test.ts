@@ -112,6 +112,30 @@ describe('every kind, both transports, single and bulk', () => {
   });
 });
 
+describe('the hot path', () => {
+  test("a bulk request's bodies are recorded by the write's own statement: no statement of their own", async ({ api, tenant, testApp }) => {
+    const make = await bodyMaker(api, tenant);
+    const bodies = Array.from({ length: 200 }, () => make('load'));
+    const statements: string[] = [];
+    const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
+    try {
+      const res = await api.post(bulkRestPath(recordSpecOf.load), { records: bodies });
+      expect(res.body.results.every((r: Body) => r.status === 'processed')).toBe(true);
+    } finally {
+      stop();
+    }
+    const touching = statements.filter((sql) => /payload_history/.test(sql));
+    expect(touching).toHaveLength(1);
+    expect(touching[0]).toMatch(/INSERT INTO "loads"/);
+    expect(statements.filter((sql) => /INSERT INTO "loads"/.test(sql))).toHaveLength(1);
+    const rows = await testApp.database.db.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payload_history WHERE tenant_id = $1::uuid AND permalink = ANY($2::text[])`,
+      [tenant.id, bodies.map((b) => b.native_system_load_permalink)],
+    );
+    expect(rows[0]!.n).toBe(200);
+  });
+});
+
 describe('outcomes and order', () => {
   test('processed (changed or not), skipped and duplicate are kept, newest first; first: limits', async ({ api, tenant }) => {
     const make = await bodyMaker(api, tenant);
@@ -140,6 +164,34 @@ describe('outcomes and order', () => {
       ['DUPLICATE', false],
       ['PROCESSED', true],
     ]);
+  });
+
+  test('a skipped or duplicate write drops cached answers: the next read shows its body', async ({ testApp, tenant }) => {
+    const cached = await createTestApp({ database: { ...testApp.database, drop: async () => {} }, env: { RESPONSE_CACHE_TTL_MS: '3600000' } });
+    try {
+      const api = apiFor(cached, tenant.apiKey);
+      const make = await bodyMaker(api, tenant);
+      const load = await seed(api, `${routes.load}?sync_run_time=2026-11-20T10:00:00Z`, make('load'));
+      const update = await seed(api, routes.load_update, make('load_update'));
+      const read = `query ($l: String!, $u: String!) {
+        a: load(permalink: $l) { history { outcome } }
+        b: load(permalink: $u) { updates(first: 100) { permalink history { outcome } } }
+      }`;
+      const variables = { l: load.native_system_load_permalink, u: update.native_system_load_permalink };
+      const outcomes = async () => {
+        const { a, b } = await gqlData(api, read, variables);
+        const updateHistory = b.updates.find((u: Body) => u.permalink === update.native_system_load_update_permalink).history;
+        return [a.history.map((h: Body) => h.outcome), updateHistory.map((h: Body) => h.outcome)];
+      };
+      expect(await outcomes()).toEqual([['PROCESSED'], ['PROCESSED']]);
+      expect((await api.graphql(read, variables)).headers.get('x-response-cache')).toBe('hit');
+      expect((await api.post(`${routes.load}?sync_run_time=2026-11-20T09:00:00Z`, load)).body.status).toBe('skipped');
+      expect(await outcomes()).toEqual([['SKIPPED', 'PROCESSED'], ['PROCESSED']]);
+      expect((await api.post(routes.load_update, update)).body.status).toBe('duplicate');
+      expect(await outcomes()).toEqual([['SKIPPED', 'PROCESSED'], ['DUPLICATE', 'PROCESSED']]);
+    } finally {
+      await cached.close();
+    }
   });
 
   test('a repeated permalink in one bulk request is two rows, in request order', async ({ api, tenant }) => {
