@@ -44,7 +44,13 @@ try {
   let n = 0;
   const load = () => {
     n++;
-    return { native_system_load_permalink: `L${n}-micro`, native_system_load_id: `L${n}`, native_system_load_status: 'Booked', bol_number: `B${n}`, po_number: `P${n}` };
+    return {
+      native_system_load_permalink: `L${n}-micro`,
+      native_system_load_id: `L${n}`,
+      native_system_load_status: 'Booked',
+      bol_number: `B${n}`,
+      po_number: `P${n}`,
+    };
   };
   // A first sync's worth of loads, then statistics (as autovacuum would gather them), so both
   // statements' lookups by permalink are planned on the unique index.

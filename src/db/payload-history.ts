@@ -33,7 +33,15 @@ function dayOf(name: string): number | null {
  * arguments are SQL expressions (parameters): the tenant, the received time, the kind, the source,
  * the request id and the bodies as one JSON array, in `ord` order (`json`, so keys keep their order).
  */
-export function historyCte(p: { settled: string; tenantId: string; receivedAt: string; kind: string; source: string; requestId: string; bodies: string }): string {
+export function historyCte(p: {
+  settled: string;
+  tenantId: string;
+  receivedAt: string;
+  kind: string;
+  source: string;
+  requestId: string;
+  bodies: string;
+}): string {
   return `history AS (
     INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, outcome, changed, body)
     SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, s.outcome, s.changed, b.body

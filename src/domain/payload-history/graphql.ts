@@ -36,11 +36,18 @@ const PayloadRecord = builder.objectRef<PayloadRow>('PayloadRecord').implement({
 });
 
 /** Reads the histories asked for in one tick of a request together: one statement per kind and `first`. */
-const batches = new WeakMap<RequestContext, Map<string, { permalinks: Set<string>; read: Promise<Map<string, PayloadRow[]>> }>>();
+interface Batch {
+  permalinks: Set<string>;
+  read: Promise<Map<string, PayloadRow[]>>;
+}
+const batches = new WeakMap<RequestContext, Map<string, Batch>>();
 
 function historyOf(ctx: RequestContext, kind: RecordKind, permalink: string, first: number): Promise<PayloadRow[]> {
   let pending = batches.get(ctx);
-  if (!pending) batches.set(ctx, (pending = new Map()));
+  if (!pending) {
+    pending = new Map<string, Batch>();
+    batches.set(ctx, pending);
+  }
   const key = `${kind}:${first}`;
   let batch = pending.get(key);
   if (!batch) {
@@ -63,7 +70,12 @@ for (const spec of recordSpecs) {
     t.field({
       type: [PayloadRecord],
       description: `What the TMS sent for this ${spec.label.toLowerCase()}, newest first: the bodies of the writes answered processed, skipped or duplicate.`,
-      args: { first: t.arg.int({ defaultValue: 20, description: 'How many (default 20); more than `PAYLOAD_HISTORY_PER_RECORD` (50 unless configured) answers every kept one.' }) },
+      args: {
+        first: t.arg.int({
+          defaultValue: 20,
+          description: 'How many (default 20); more than `PAYLOAD_HISTORY_PER_RECORD` (50 unless configured) answers every kept one.',
+        }),
+      },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 50) }),
       select: { permalink: true },
       resolve: (record, { first }, ctx) => {

@@ -55,7 +55,8 @@ function verbatim(body: Body): Body {
 /** Date-time fields come back from GraphQL inputs as ISO 8601 with milliseconds: the same instant. */
 function expectSameBody(actual: Body, expected: Body) {
   for (const [field, value] of Object.entries(expected)) {
-    if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) expect(new Date(actual[field] as string).getTime(), field).toBe(new Date(value).getTime());
+    if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value))
+      expect(new Date(actual[field] as string).getTime(), field).toBe(new Date(value).getTime());
     else expect(actual[field], field).toEqual(value);
   }
 }
@@ -63,27 +64,30 @@ function expectSameBody(actual: Body, expected: Body) {
 const headers = (requestId: string) => ({ 'x-request-id': requestId, 'service-ingest-source': 'pull' });
 
 describe('every kind, both transports, single and bulk', () => {
-  test.for(recordKinds)('%s: REST single and bulk keep the body verbatim (key order, unknown fields) with request id and source', async (kind, { api, tenant }) => {
-    const make = await bodyMaker(api, tenant);
-    const single = verbatim(make(kind));
-    const res = await api.post(routes[kind], single, headers(`hist-single-${kind}`));
-    expect(res.body.status).toBe('processed');
-    expect(res.headers.get('x-request-id')).toBe(`hist-single-${kind}`);
-    const [row, ...rest] = await historyOf(api, kind, single);
-    expect(rest).toEqual([]);
-    expect(row).toMatchObject({ source: 'PULL', requestId: `hist-single-${kind}`, outcome: 'PROCESSED', changed: true });
-    expect(JSON.stringify(row!.body)).toBe(JSON.stringify(single));
+  test.for(recordKinds)(
+    '%s: REST single and bulk keep the body verbatim (key order, unknown fields) with request id and source',
+    async (kind, { api, tenant }) => {
+      const make = await bodyMaker(api, tenant);
+      const single = verbatim(make(kind));
+      const res = await api.post(routes[kind], single, headers(`hist-single-${kind}`));
+      expect(res.body.status).toBe('processed');
+      expect(res.headers.get('x-request-id')).toBe(`hist-single-${kind}`);
+      const [row, ...rest] = await historyOf(api, kind, single);
+      expect(rest).toEqual([]);
+      expect(row).toMatchObject({ source: 'PULL', requestId: `hist-single-${kind}`, outcome: 'PROCESSED', changed: true });
+      expect(JSON.stringify(row!.body)).toBe(JSON.stringify(single));
 
-    const bulkBodies = [verbatim(make(kind)), verbatim(make(kind))];
-    const bulk = await api.post(bulkRestPath(recordSpecOf[kind]), { records: bulkBodies }, headers(`hist-bulk-${kind}`));
-    expect(bulk.body.results.map((r: Body) => r.status)).toEqual(['processed', 'processed']);
-    for (const body of bulkBodies) {
-      const history = await historyOf(api, kind, body);
-      expect(history).toHaveLength(1);
-      expect(history[0]).toMatchObject({ requestId: `hist-bulk-${kind}`, outcome: 'PROCESSED', changed: true, source: 'PULL' });
-      expect(JSON.stringify(history[0]!.body)).toBe(JSON.stringify(body));
-    }
-  });
+      const bulkBodies = [verbatim(make(kind)), verbatim(make(kind))];
+      const bulk = await api.post(bulkRestPath(recordSpecOf[kind]), { records: bulkBodies }, headers(`hist-bulk-${kind}`));
+      expect(bulk.body.results.map((r: Body) => r.status)).toEqual(['processed', 'processed']);
+      for (const body of bulkBodies) {
+        const history = await historyOf(api, kind, body);
+        expect(history).toHaveLength(1);
+        expect(history[0]).toMatchObject({ requestId: `hist-bulk-${kind}`, outcome: 'PROCESSED', changed: true, source: 'PULL' });
+        expect(JSON.stringify(history[0]!.body)).toBe(JSON.stringify(body));
+      }
+    },
+  );
 
   test.for(recordKinds)('%s: GraphQL single and bulk keep the input under the REST field names', async (kind, { api, tenant }) => {
     const make = await bodyMaker(api, tenant);
@@ -188,7 +192,10 @@ describe('outcomes and order', () => {
       expect((await api.post(`${routes.load}?sync_run_time=2026-11-20T09:00:00Z`, load)).body.status).toBe('skipped');
       expect(await outcomes()).toEqual([['SKIPPED', 'PROCESSED'], ['PROCESSED']]);
       expect((await api.post(routes.load_update, update)).body.status).toBe('duplicate');
-      expect(await outcomes()).toEqual([['SKIPPED', 'PROCESSED'], ['DUPLICATE', 'PROCESSED']]);
+      expect(await outcomes()).toEqual([
+        ['SKIPPED', 'PROCESSED'],
+        ['DUPLICATE', 'PROCESSED'],
+      ]);
     } finally {
       await cached.close();
     }
@@ -240,7 +247,9 @@ describe('outcomes and order', () => {
   test('a negative first names the argument', async ({ api, tenant }) => {
     const make = await bodyMaker(api, tenant);
     const carrier = await seed(api, routes.carrier, make('carrier'));
-    const res = await api.graphql(`query ($p: String!) { carrier(permalink: $p) { history(first: -1) { body } } }`, { p: carrier.native_system_carrier_permalink });
+    const res = await api.graphql(`query ($p: String!) { carrier(permalink: $p) { history(first: -1) { body } } }`, {
+      p: carrier.native_system_carrier_permalink,
+    });
     expect(res.body.errors[0].extensions.details).toEqual([{ field: 'first', issue: 'must be 0 or more' }]);
   });
 });
@@ -312,7 +321,8 @@ describe('retention', () => {
       testApp.clock.reset();
     }
     const permalink = carrier.native_system_carrier_permalink as string;
-    const inPartition = async () => (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${partition}" WHERE permalink = $1`, [permalink]))[0]!.n;
+    const inPartition = async () =>
+      (await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${partition}" WHERE permalink = $1`, [permalink]))[0]!.n;
     expect(await inPartition()).toBe(1);
     expect(await historyOf(api, 'carrier', carrier)).toEqual([]); // past the 14 days, even before the job
 
