@@ -40,6 +40,7 @@ try {
     now: new Date(),
     log: { error: () => {} },
     history: history ? { requestId: 'micro' } : null,
+    dryRun: false,
   });
   let n = 0;
   const load = () => {

@@ -95,6 +95,8 @@ export interface UpsertInput {
 export interface RowResult {
   /** true: created; false: updated; null: nothing written (skipped, duplicate or a missing parent). */
   inserted: boolean | null;
+  /** Tables with a phase: the phase the written row's status maps to (null when nothing was written or it has none). */
+  phase?: string | null;
   /** For each parent, whether it was found (null when no permalink was given). */
   parents: (boolean | null)[];
 }
@@ -212,9 +214,9 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
       .map((key) => `${key}, `)
       .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING t.permalink, (xmax = 0) AS inserted${compares ? `, ${storedValues('t')} AS after` : ''}
+    RETURNING t.permalink, (xmax = 0) AS inserted${spec.phase ? ', t.phase' : ''}${compares ? `, ${storedValues('t')} AS after` : ''}
   )${history ? historyCtes() : ''}
-  SELECT r.ord, w.inserted${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The settled rows (written, skipped or duplicate; not those missing a parent) and their history rows. */
@@ -265,6 +267,7 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
       for (const row of rows) {
         results[row.ord as number] = {
           inserted: (row.inserted as boolean | null) ?? null,
+          ...(spec.phase ? { phase: (row.phase as string | null) ?? null } : {}),
           parents: spec.parents.map((_, i) => (row[`parent_${i}`] as boolean | null) ?? null),
         };
       }
