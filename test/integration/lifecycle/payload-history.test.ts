@@ -232,6 +232,14 @@ describe('outcomes and order', () => {
     expect(rows.get(orphan.native_system_load_leg_permalink as string)).toEqual([]);
   });
 
+  test('a dry run keeps no body (nothing of it is written)', async ({ api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const load = await seed(api, routes.load, make('load'));
+    const rehearsed = await api.post(`${routes.load}?dry_run=true`, { ...load, native_system_load_status: 'Delivered' });
+    expect(rehearsed.body).toMatchObject({ status: 'processed', dry_run: true });
+    expect((await historyOf(api, 'load', load)).map((h) => h.body.native_system_load_status)).toEqual(['Booked']);
+  });
+
   test('tenant isolation: another tenant reads none of it', async ({ api, tenant, otherTenant, testApp }) => {
     const make = await bodyMaker(api, tenant);
     const carrier = await seed(api, routes.carrier, make('carrier'));
