@@ -24,7 +24,7 @@ const Env = z.object({
   EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT: withDefault(z.coerce.number().int().min(1).max(100_000), 50),
   EVENTS_MAINTENANCE_INTERVAL_MS: withDefault(z.coerce.number().int().min(1000), 30000),
   PAYLOAD_HISTORY_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 14),
-  PAYLOAD_HISTORY_PER_RECORD: withDefault(z.coerce.number().int().min(1).max(10_000), 50),
+  PAYLOAD_HISTORY_PER_RECORD: withDefault(z.coerce.number().int().min(1).max(100), 50),
   RESPONSE_CACHE_TTL_MS: withDefault(z.coerce.number().int().min(0).max(3_600_000), 1000),
   RESPONSE_CACHE_MAX_MB: withDefault(z.coerce.number().positive().max(65_536), 64),
   HTTP_HEADERS_TIMEOUT_MS: withDefault(z.coerce.number().int().min(1000), 10000),

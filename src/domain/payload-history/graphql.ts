@@ -7,7 +7,7 @@ import { builder } from '../../graphql/builder.js';
 import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { UpsertStatusEnum } from '../../graphql/ingest-mutation.js';
-import { AppError } from '../../errors.js';
+import { pageSize } from '../../graphql/page-sizes.js';
 import type { IngestSourceName } from '../ingest-health/events.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
 import type { UpsertStatus } from '../shared/outcome.js';
@@ -65,6 +65,9 @@ function historyOf(ctx: RequestContext, kind: RecordKind, permalink: string, fir
   return batch.read.then((rows) => rows.get(permalink) ?? []);
 }
 
+/** The largest `history(first:)`: the page rule of every list (decision 0017), and the most `PAYLOAD_HISTORY_PER_RECORD` keeps. */
+const maxHistoryPage = 100;
+
 for (const spec of recordSpecs) {
   builder.prismaObjectField(spec.model as 'Load', 'history', (t) =>
     t.field({
@@ -73,19 +76,14 @@ for (const spec of recordSpecs) {
       args: {
         first: t.arg.int({
           defaultValue: 20,
-          description: 'How many (default 20); more than `PAYLOAD_HISTORY_PER_RECORD` (50 unless configured) answers every kept one.',
+          description: `How many (default 20, at most ${maxHistoryPage}); at most \`PAYLOAD_HISTORY_PER_RECORD\` (50 unless configured) are kept.`,
         }),
       },
-      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 50) }),
+      ...pageSize(maxHistoryPage),
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxHistoryPage) }),
       select: { permalink: true },
-      resolve: (record, { first }, ctx) => {
-        const count = first ?? 20;
-        if (count < 0) {
-          throw new AppError('validation_failed', 'history(first) must be 0 or more.', [{ field: 'first', issue: 'must be 0 or more' }]);
-        }
-        // Above the per-record cap there is nothing more to answer: the kept rows are all answered.
-        return historyOf(ctx, spec.kind, record.permalink, Math.min(count, ctx.services.config.payloadHistory.perRecord));
-      },
+      // `first` is within 0…maxHistoryPage (graphql/page-sizes.ts guards it); no more than the per-record cap is kept.
+      resolve: (record, { first }, ctx) => historyOf(ctx, spec.kind, record.permalink, Math.min(first ?? 20, ctx.services.config.payloadHistory.perRecord)),
     }),
   );
 }
