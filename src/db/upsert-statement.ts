@@ -84,6 +84,8 @@ export interface UpsertInput {
 export interface RowResult {
   /** true: created; false: updated; null: nothing written (skipped, duplicate or a missing parent). */
   inserted: boolean | null;
+  /** Delete statements only: what the delete found (`deleted` now, `already_deleted`, `not_found`, or `skipped`). */
+  tombstone?: 'deleted' | 'already_deleted' | 'not_found' | 'skipped';
   /** For each parent, whether it was found (null when no permalink was given). */
   parents: (boolean | null)[];
 }
@@ -126,7 +128,10 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
   const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
     ', ',
   );
-  const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
+  // A deleted parent (a tombstone) is no parent: the record answers parent_not_found.
+  const parentIds = spec.parents.map(
+    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL) AS parent_${i}`,
+  );
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
   const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
@@ -166,6 +171,8 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
         'extra = t.extra || EXCLUDED.extra',
         'fresh_at = EXCLUDED.fresh_at',
         'changed_at = EXCLUDED.changed_at',
+        // An upsert that is not skipped revives a deleted record (its children stay deleted).
+        'deleted_at = NULL',
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
@@ -249,11 +256,60 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
   ].join(',\n  ')}
-WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
+WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text AND t.deleted_at IS NULL
 RETURNING t.id`;
   return {
     name: `edit_${spec.name}`,
     text,
     params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
+  };
+}
+
+/**
+ * Builds the set-based delete (tombstone) of one table: any number of permalinks in one statement.
+ * Each row is locked first (`FOR UPDATE`, in permalink order), so what the statement decides is read
+ * from the row's latest committed version: a live row whose freshness time is not later than the
+ * caller's `sync_run_time` gets `deleted_at` (the service clock), `fresh_at` (its `sync_run_time`, or
+ * the clock) and `changed_at`; a fresher row is `skipped`; a tombstone is `already_deleted`; no row is
+ * `not_found`. The children's cascade and the `*.deleted` events are the table's triggers (migration
+ * `record_tombstones`), in the same transaction. Takes the upsert's input (its `present` columns and rows' values are unused).
+ */
+export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
+  if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
+  const text = `WITH rows AS (
+    SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
+  ),
+  locked AS (
+    SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
+    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    ORDER BY t.permalink
+    FOR UPDATE OF t
+  ),
+  deleted AS (
+    UPDATE ${q(spec.table)} AS t SET deleted_at = $2::timestamptz, fresh_at = COALESCE($4::timestamptz, $2::timestamptz), changed_at = $2::timestamptz
+    FROM locked l
+    WHERE t.id = l.id AND l.deleted_at IS NULL AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
+    RETURNING t.id
+  )
+  SELECT r.ord,
+    CASE WHEN d.id IS NOT NULL THEN 'deleted' WHEN l.id IS NULL THEN 'not_found' WHEN l.deleted_at IS NOT NULL THEN 'already_deleted' ELSE 'skipped' END AS tombstone
+  FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN deleted d ON d.id = l.id`;
+  return {
+    name: `delete_${spec.name}`,
+    text,
+    params: (input) => [
+      input.tenantId,
+      input.now,
+      JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))),
+      input.syncRunTime,
+    ],
+    read(rows, count) {
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
+      for (const row of rows) {
+        const tombstone = row.tombstone as NonNullable<RowResult['tombstone']>;
+        results[row.ord as number] = { inserted: tombstone === 'deleted' ? false : null, parents: [], tombstone };
+      }
+      return results;
+    },
   };
 }

@@ -43,12 +43,13 @@ function syncOptions(ingestion: Ingestion, url: URL) {
   return { syncRunTime: sync.value, requestIssues: sync.issue ? [sync.issue] : [] };
 }
 
-/** The answer to a record example posted once: processed (created). */
+/** The answer to a record example posted once: processed (created, or deleted). */
 function processedExample(ingestion: Ingestion, example: unknown) {
   const { spec } = ingestion;
   const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
   const permalink = typeof value === 'string' ? value : '';
-  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [] };
+  const done = spec.rest.action === 'delete' ? 'deleted' : 'processed (created)';
+  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [] };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */
