@@ -268,11 +268,13 @@ RETURNING t.id`;
 /**
  * Builds the set-based delete (tombstone) of one table: any number of permalinks in one statement.
  * Each row is locked first (`FOR UPDATE`, in permalink order), so what the statement decides is read
- * from the row's latest committed version: a live row whose freshness time is not later than the
- * caller's `sync_run_time` gets `deleted_at` (the service clock), `fresh_at` (its `sync_run_time`, or
- * the clock) and `changed_at`; a fresher row is `skipped`; a tombstone is `already_deleted`; no row is
- * `not_found`. The children's cascade and the `*.deleted` events are the table's triggers (migration
- * `record_tombstones`), in the same transaction. Takes the upsert's input (its `present` columns and rows' values are unused).
+ * from the row's latest committed version. A row whose freshness time is later than the caller's
+ * `sync_run_time` is `skipped`; any other row takes the delete's freshness (its `sync_run_time`, or
+ * the clock): a live row also gets `deleted_at` and `changed_at` (the clock) and answers `deleted`, a
+ * tombstone keeps them and answers `already_deleted` (so a stale upsert cannot revive it either). No
+ * row is `not_found`. The children's cascade and the `*.deleted` events are the table's triggers
+ * (migration `record_tombstones`), in the same transaction. Takes the upsert's input (its `present`
+ * columns and rows' values are unused).
  */
 export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
   if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
@@ -285,15 +287,18 @@ export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
     ORDER BY t.permalink
     FOR UPDATE OF t
   ),
-  deleted AS (
-    UPDATE ${q(spec.table)} AS t SET deleted_at = $2::timestamptz, fresh_at = COALESCE($4::timestamptz, $2::timestamptz), changed_at = $2::timestamptz
+  written AS (
+    UPDATE ${q(spec.table)} AS t SET
+      deleted_at = COALESCE(l.deleted_at, $2::timestamptz),
+      changed_at = CASE WHEN l.deleted_at IS NULL THEN $2::timestamptz ELSE t.changed_at END,
+      fresh_at = COALESCE($4::timestamptz, $2::timestamptz)
     FROM locked l
-    WHERE t.id = l.id AND l.deleted_at IS NULL AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
+    WHERE t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
     RETURNING t.id
   )
-  SELECT r.ord,
-    CASE WHEN d.id IS NOT NULL THEN 'deleted' WHEN l.id IS NULL THEN 'not_found' WHEN l.deleted_at IS NOT NULL THEN 'already_deleted' ELSE 'skipped' END AS tombstone
-  FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN deleted d ON d.id = l.id`;
+  SELECT r.ord, CASE WHEN l.id IS NULL THEN 'not_found' WHEN w.id IS NULL THEN 'skipped'
+    WHEN l.deleted_at IS NULL THEN 'deleted' ELSE 'already_deleted' END AS tombstone
+  FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id`;
   return {
     name: `delete_${spec.name}`,
     text,

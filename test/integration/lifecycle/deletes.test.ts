@@ -55,7 +55,7 @@ describe.each(deletable.map((spec) => [spec.kind] as const))('REST delete of a %
     const permalink = permalinkOf(kind, body);
     const first = await api.post(deleteRoute[kind]!, deleteBody(kind, permalink));
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ status: 'processed', permalink, message: expect.stringMatching(/ deleted\.$/) });
+    expect(first.body).toMatchObject({ status: 'processed', permalink, message: expect.stringMatching(/(?<!already) deleted\.$/) });
     expect(await storedDeletedAt(testApp, kind, permalink)).toBeInstanceOf(Date);
     const again = await api.post(deleteRoute[kind]!, deleteBody(kind, permalink));
     expect(again.body).toMatchObject({ status: 'processed', message: expect.stringContaining('already deleted') });
@@ -72,7 +72,7 @@ describe.each(deletable.map((spec) => [spec.kind] as const))('REST delete of a %
     });
     expect(res.status).toBe(200);
     expect(res.body.results).toMatchObject([
-      { status: 'processed', message: expect.stringMatching(/ deleted\.$/) },
+      { status: 'processed', message: expect.stringMatching(/(?<!already) deleted\.$/) },
       { error: { code: 'validation_failed' } },
       { status: 'processed', message: expect.stringContaining('already deleted') },
       { status: 'processed', message: expect.stringContaining('not found') },
@@ -109,13 +109,27 @@ describe('sync_run_time and freshness', () => {
     expect(older.body).toMatchObject({ status: 'skipped', permalink });
     expect(await storedDeletedAt(testApp, 'load', permalink)).toBeNull();
     const newer = await api.post(`${deleteRoute.load}?sync_run_time=2026-03-01T13:00:00Z`, { native_system_load_permalink: permalink });
-    expect(newer.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/ deleted\.$/) });
+    expect(newer.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted\.$/) });
     const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink } });
     expect(stored.freshAt.toISOString()).toBe('2026-03-01T13:00:00.000Z');
     expect(stored.bolNumber).toBe(load.bol_number);
     const stale = await api.post(`${routes.load}?sync_run_time=2026-03-01T12:30:00Z`, load);
     expect(stale.body.status).toBe('skipped');
     expect(await storedDeletedAt(testApp, 'load', permalink)).toBeInstanceOf(Date);
+  });
+
+  test('a newer delete of a tombstone moves its freshness (a stale upsert then cannot revive it); an older one is skipped', async ({ api, tenant, testApp }) => {
+    const load = await seed(api, `${routes.load}?sync_run_time=2026-03-01T12:00:00Z`, loadBody(tenant));
+    const permalink = load.native_system_load_permalink as string;
+    const at = (hour: number) => `${deleteRoute.load}?sync_run_time=2026-03-01T${hour}:00:00Z`;
+    expect((await api.post(at(13), { native_system_load_permalink: permalink })).body.message).toMatch(/(?<!already) deleted\.$/);
+    expect((await api.post(at(15), { native_system_load_permalink: permalink })).body.message).toContain('already deleted');
+    expect((await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink } })).freshAt.toISOString()).toBe('2026-03-01T15:00:00.000Z');
+    expect((await api.post(at(14), { native_system_load_permalink: permalink })).body.status).toBe('skipped');
+    expect((await api.post(`${routes.load}?sync_run_time=2026-03-01T14:00:00Z`, load)).body.status).toBe('skipped');
+    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeInstanceOf(Date);
+    expect((await api.post(`${routes.load}?sync_run_time=2026-03-01T16:00:00Z`, load)).body.status).toBe('processed');
+    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeNull();
   });
 
   test('legs and stops honour sync_run_time too; carriers ignore it (as their upserts do)', async ({ api, tenant }) => {
@@ -126,7 +140,7 @@ describe('sync_run_time and freshness', () => {
     );
     expect((await api.post(`${deleteRoute.stop}${past}`, { native_system_stop_permalink: stop.native_system_stop_permalink })).body.status).toBe('skipped');
     const carrierDelete = await api.post(`${deleteRoute.carrier}${past}`, { native_system_carrier_permalink: carrier.native_system_carrier_permalink });
-    expect(carrierDelete.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/ deleted\.$/) });
+    expect(carrierDelete.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted\.$/) });
   });
 
   test('a bad sync_run_time is a validation_failed naming it', async ({ api, tenant }) => {
@@ -220,14 +234,14 @@ describe('GraphQL delete mutations share the use case', () => {
     const stopDelete = await gqlData(api, 'mutation ($input: StopDeleteInput!) { deleteStop(input: $input) { status message permalink } }', {
       input: { nativeSystemStopPermalink: stop.native_system_stop_permalink },
     });
-    expect(stopDelete.deleteStop).toMatchObject({ status: 'PROCESSED', message: expect.stringMatching(/ deleted\.$/) });
+    expect(stopDelete.deleteStop).toMatchObject({ status: 'PROCESSED', message: expect.stringMatching(/(?<!already) deleted\.$/) });
     const bulk = await gqlData(
       api,
       'mutation ($inputs: [LoadLegDeleteInput!]!) { bulkDeleteLoadLegs(inputs: $inputs) { index status message error { code } } }',
       { inputs: [{ nativeSystemLoadLegPermalink: leg.native_system_load_leg_permalink }, { nativeSystemLoadLegPermalink: 'G1-elsewhere' }] },
     );
     expect(bulk.bulkDeleteLoadLegs).toMatchObject([
-      { index: 0, status: 'PROCESSED', message: expect.stringMatching(/ deleted\.$/), error: null },
+      { index: 0, status: 'PROCESSED', message: expect.stringMatching(/(?<!already) deleted\.$/), error: null },
       { index: 1, status: null, error: { code: 'validation_failed' } },
     ]);
     const skipped = await gqlData(
@@ -239,7 +253,7 @@ describe('GraphQL delete mutations share the use case', () => {
     const done = await gqlData(api, 'mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input) { status message } }', {
       input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
     });
-    expect(done.deleteLoad.message).toMatch(/ deleted\.$/);
+    expect(done.deleteLoad.message).toMatch(/(?<!already) deleted\.$/);
     expect(await storedDeletedAt(testApp, 'load', load.native_system_load_permalink as string)).toBeInstanceOf(Date);
     const mismatch = await gqlError(api, 'mutation ($input: CarrierDeleteInput!) { deleteCarrier(input: $input) { status } }', {
       input: { nativeSystemCarrierPermalink: `C1-${tenant.slug}`, companyPermalink: 'else' },
