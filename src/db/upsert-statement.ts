@@ -302,12 +302,7 @@ export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
   return {
     name: `delete_${spec.name}`,
     text,
-    params: (input) => [
-      input.tenantId,
-      input.now,
-      JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))),
-      input.syncRunTime,
-    ],
+    params: (input) => [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime],
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
       for (const row of rows) {

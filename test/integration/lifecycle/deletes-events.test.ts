@@ -139,10 +139,18 @@ describe('purge after DELETED_RETENTION_DAYS', { timeout: 120_000 }, () => {
     // A leg of a live load, deleted; a load update of the live load names it.
     const deadLeg = await seed(api, routes.load_leg, loadLegBody(tenant, liveTree.load, { load_leg_sequence: 2 }));
     const deadStop = await seed(api, routes.stop, stopBody(tenant, deadLeg));
-    const liveUpdate = await seed(api, routes.load_update, loadUpdateBody(tenant, liveTree.load, { native_system_load_leg_permalink: deadLeg.native_system_load_leg_permalink }));
+    const liveUpdate = await seed(
+      api,
+      routes.load_update,
+      loadUpdateBody(tenant, liveTree.load, { native_system_load_leg_permalink: deadLeg.native_system_load_leg_permalink }),
+    );
     // A deleted carrier a live leg still names.
     const usedCarrier = await seed(api, routes.carrier, carrierBody(tenant));
-    const namedLeg = await seed(api, routes.load_leg, loadLegBody(tenant, liveTree.load, { load_leg_sequence: 3, native_system_carrier_permalink: usedCarrier.native_system_carrier_permalink }));
+    const namedLeg = await seed(
+      api,
+      routes.load_leg,
+      loadLegBody(tenant, liveTree.load, { load_leg_sequence: 3, native_system_carrier_permalink: usedCarrier.native_system_carrier_permalink }),
+    );
     await api.post(del.load, { native_system_load_permalink: old.load.native_system_load_permalink });
     await api.post(del.load_leg, { native_system_load_leg_permalink: deadLeg.native_system_load_leg_permalink });
     await api.post(del.carrier, { native_system_carrier_permalink: usedCarrier.native_system_carrier_permalink });
@@ -157,7 +165,9 @@ describe('purge after DELETED_RETENTION_DAYS', { timeout: 120_000 }, () => {
     await maintenanceOf(testApp, 30 * 86_400_000).runOnce();
 
     const permalinks = async (model: 'load' | 'loadLeg' | 'stop' | 'carrier' | 'loadUpdate') =>
-      ((await (db[model] as any).findMany({ where: { tenantId: tenant.id }, select: { permalink: true } })) as { permalink: string }[]).map((r) => r.permalink).sort();
+      ((await (db[model] as any).findMany({ where: { tenantId: tenant.id }, select: { permalink: true } })) as { permalink: string }[])
+        .map((r) => r.permalink)
+        .sort();
     expect(await permalinks('load')).toEqual([liveTree.load.native_system_load_permalink, young.load.native_system_load_permalink].sort());
     expect(await permalinks('loadLeg')).toEqual(
       [liveTree.leg.native_system_load_leg_permalink, namedLeg.native_system_load_leg_permalink, young.leg.native_system_load_leg_permalink].sort(),

@@ -69,7 +69,7 @@ describe('lists, counts, filters and nested fields', () => {
     const keyed = await seed(api, routes.load_leg, loadLegBody(tenant, tree.load, { load_leg_sequence: 2, native_system_load_unique_key: 'K0' }));
     await seed(api, routes.stop, stopBody(tenant, keyed, { city: 'Dallas' }));
     const second = await seed(api, routes.stop, stopBody(tenant, tree.leg, { stop_sequence: 2 }));
-    const query = `query { load(permalink: "${tree.load.native_system_load_permalink}") { tmsUrl nextStop { permalink } legs { permalink stops { permalink } } } }`;
+    const query = `query { load(permalink: "${String(tree.load.native_system_load_permalink)}") { tmsUrl nextStop { permalink } legs { permalink stops { permalink } } } }`;
     const before = await gqlData(api, query, {}, noCache);
     expect(before.load.tmsUrl).toBe('https://tms.example/K0');
     expect(before.load.nextStop.permalink).toBe(tree.stop.native_system_stop_permalink);
@@ -99,7 +99,7 @@ describe('lists, counts, filters and nested fields', () => {
       const data = await gqlData(api, carrierQuery, { search }, noCache);
       expect(data.carriers).toEqual({ totalCount: 0, edges: [] });
     }
-    const legQuery = `query { loadLeg(permalink: "${tree.leg.native_system_load_leg_permalink}") { carrier { permalink } } }`;
+    const legQuery = `query { loadLeg(permalink: "${String(tree.leg.native_system_load_leg_permalink)}") { carrier { permalink } } }`;
     expect((await gqlData(api, legQuery, {}, noCache)).loadLeg.carrier).toBeNull();
     const board = await gqlData(api, boardQuery, {}, noCache);
     expect(board.loads.edges[0].node.legs[0].carrier).toBeNull();
@@ -121,23 +121,26 @@ describe('by-permalink reads', () => {
       ['carrier', tree.carrier.native_system_carrier_permalink],
     ] as const;
     for (const [field, permalink] of reads) {
-      const hidden = await gqlData(api, `query { ${field}(permalink: "${permalink}") { permalink deletedAt } }`, {}, noCache);
+      const hidden = await gqlData(api, `query { ${field}(permalink: "${String(permalink)}") { permalink deletedAt } }`, {}, noCache);
       expect(hidden[field], field).toBeNull();
-      const explicit = await gqlData(api, `query { ${field}(permalink: "${permalink}", includeDeleted: false) { permalink } }`, {}, noCache);
+      const explicit = await gqlData(api, `query { ${field}(permalink: "${String(permalink)}", includeDeleted: false) { permalink } }`, {}, noCache);
       expect(explicit[field], field).toBeNull();
-      const tombstone = await gqlData(api, `query { ${field}(permalink: "${permalink}", includeDeleted: true) { permalink deletedAt } }`, {}, noCache);
+      const tombstone = await gqlData(api, `query { ${field}(permalink: "${String(permalink)}", includeDeleted: true) { permalink deletedAt } }`, {}, noCache);
       expect(tombstone[field], field).toEqual({ permalink, deletedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     }
     // A live record answers deletedAt: null.
     const live = await seedLoadTree(api, tenant);
-    const data = await gqlData(api, `query { load(permalink: "${live.load.native_system_load_permalink}") { deletedAt legs { deletedAt stops { deletedAt } carrier { deletedAt } } } }`);
+    const data = await gqlData(
+      api,
+      `query { load(permalink: "${String(live.load.native_system_load_permalink)}") { deletedAt legs { deletedAt stops { deletedAt } carrier { deletedAt } } } }`,
+    );
     expect(data.load).toEqual({ deletedAt: null, legs: [{ deletedAt: null, stops: [{ deletedAt: null }], carrier: { deletedAt: null } }] });
   });
 
   test('another tenant learns nothing of a tombstone, even with includeDeleted', async ({ api, tenant, otherApi }) => {
     const tree = await seedLoadTree(api, tenant);
     await deleted(api, del.load, { native_system_load_permalink: tree.load.native_system_load_permalink });
-    const data = await gqlData(otherApi, `query { load(permalink: "${tree.load.native_system_load_permalink}", includeDeleted: true) { permalink } }`);
+    const data = await gqlData(otherApi, `query { load(permalink: "${String(tree.load.native_system_load_permalink)}", includeDeleted: true) { permalink } }`);
     expect(data.load).toBeNull();
   });
 });
@@ -146,15 +149,20 @@ describe('response cache', () => {
   test('a cached loads answer is dropped by the delete: the next read omits the load', async ({ api, tenant, testApp }) => {
     const tree = await seedLoadTree(api, tenant);
     const query = 'query { loads(first: 10) { totalCount edges { node { permalink } } } }';
-    const read = () => testApp.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey }, body: JSON.stringify({ query }) });
+    const read = () =>
+      testApp.fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
+        body: JSON.stringify({ query }),
+      });
     await read();
     const cached = await read();
     expect(cached.headers.get('x-response-cache')).toBe('hit');
-    expect(((await cached.json()) as any).data.loads.totalCount).toBe(1);
+    expect((await cached.json()).data.loads.totalCount).toBe(1);
     await deleted(api, del.load, { native_system_load_permalink: tree.load.native_system_load_permalink });
     const after = await read();
     expect(after.headers.get('x-response-cache')).not.toBe('hit');
-    expect(((await after.json()) as any).data.loads).toEqual({ totalCount: 0, edges: [] });
+    expect((await after.json()).data.loads).toEqual({ totalCount: 0, edges: [] });
   });
 });
 

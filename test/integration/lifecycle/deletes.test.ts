@@ -21,7 +21,7 @@ const bulkDeleteRoute = Object.fromEntries(deletable.map((spec) => [spec.kind, b
 /** A stored record of each deletable kind (with the parents it needs). */
 async function seedOne(api: Api, tenant: Tenant, kind: RecordKind): Promise<Body> {
   const { carrier, load, leg, stop } = await seedLoadTree(api, tenant);
-  return { carrier, load, load_leg: leg, stop }[kind as 'carrier']!;
+  return { carrier, load, load_leg: leg, stop }[kind as 'carrier'];
 }
 
 const permalinkOf = (kind: RecordKind, body: Body) => body[recordSpecs.find((s) => s.kind === kind)!.permalinkField] as string;
@@ -118,7 +118,11 @@ describe('sync_run_time and freshness', () => {
     expect(await storedDeletedAt(testApp, 'load', permalink)).toBeInstanceOf(Date);
   });
 
-  test('a newer delete of a tombstone moves its freshness (a stale upsert then cannot revive it); an older one is skipped', async ({ api, tenant, testApp }) => {
+  test('a newer delete of a tombstone moves its freshness (a stale upsert then cannot revive it); an older one is skipped', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
     const load = await seed(api, `${routes.load}?sync_run_time=2026-03-01T12:00:00Z`, loadBody(tenant));
     const permalink = load.native_system_load_permalink as string;
     const at = (hour: number) => `${deleteRoute.load}?sync_run_time=2026-03-01T${hour}:00:00Z`;
@@ -205,7 +209,10 @@ describe('revival and deleted parents', () => {
   test('a child naming a deleted parent is parent_not_found (leg → load, stop → leg, update → load, leg → carrier)', async ({ api, tenant }) => {
     const { carrier, load, leg } = await seedLoadTree(api, tenant);
     await api.post(deleteRoute.carrier!, { native_system_carrier_permalink: carrier.native_system_carrier_permalink });
-    const withCarrier = await api.post(routes.load_leg, loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }));
+    const withCarrier = await api.post(
+      routes.load_leg,
+      loadLegBody(tenant, load, { native_system_carrier_permalink: carrier.native_system_carrier_permalink }),
+    );
     expect(withCarrier.status).toBe(422);
     expect(withCarrier.body.error.details).toEqual([expect.objectContaining({ field: 'native_system_carrier_permalink' })]);
     await api.post(deleteRoute.load!, { native_system_load_permalink: load.native_system_load_permalink });
@@ -244,11 +251,10 @@ describe('GraphQL delete mutations share the use case', () => {
       { index: 0, status: 'PROCESSED', message: expect.stringMatching(/(?<!already) deleted\.$/), error: null },
       { index: 1, status: null, error: { code: 'validation_failed' } },
     ]);
-    const skipped = await gqlData(
-      api,
-      'mutation ($input: LoadDeleteInput!, $t: DateTime) { deleteLoad(input: $input, syncRunTime: $t) { status } }',
-      { input: { nativeSystemLoadPermalink: load.native_system_load_permalink }, t: '2020-01-01T00:00:00Z' },
-    );
+    const skipped = await gqlData(api, 'mutation ($input: LoadDeleteInput!, $t: DateTime) { deleteLoad(input: $input, syncRunTime: $t) { status } }', {
+      input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
+      t: '2020-01-01T00:00:00Z',
+    });
     expect(skipped.deleteLoad.status).toBe('SKIPPED');
     const done = await gqlData(api, 'mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input) { status message } }', {
       input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
@@ -282,7 +288,10 @@ describe('ingest accounting and the ingest source', () => {
     const bad = await api.post(deleteRoute.load!, { native_system_load_permalink: load.native_system_load_permalink }, { 'service-ingest-source': 'fax' });
     expect(bad.status).toBe(400);
     await testApp.app.services.recorder.flush();
-    const counts = await testApp.database.db.prisma.ingestCount.findMany({ where: { tenantId: tenant.id }, select: { source: true, kind: true, outcome: true, count: true } });
+    const counts = await testApp.database.db.prisma.ingestCount.findMany({
+      where: { tenantId: tenant.id },
+      select: { source: true, kind: true, outcome: true, count: true },
+    });
     expect(counts).toContainEqual({ source: 'webhook', kind: 'load', outcome: 'processed', count: 1 });
     expect(counts).toContainEqual({ source: 'pull', kind: 'stop', outcome: 'processed', count: 1 });
     expect(counts).toContainEqual({ source: 'unspecified', kind: 'load', outcome: 'rejected', count: 1 });
