@@ -227,6 +227,17 @@ describe('revival and deleted parents', () => {
     }
   });
 
+  test('editLoad of a deleted load is not_found and changes nothing', async ({ api, tenant, testApp }) => {
+    const { load } = await seedLoadTree(api, tenant);
+    await api.post(deleteRoute.load!, { native_system_load_permalink: load.native_system_load_permalink });
+    const { error } = await gqlError(api, 'mutation ($p: String!) { editLoad(permalink: $p, patch: { bolNumber: "EDITED" }) { permalink } }', {
+      p: load.native_system_load_permalink,
+    });
+    expect(error.extensions?.code).toBe('not_found');
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: load.native_system_load_permalink as string } });
+    expect(stored.bolNumber).toBe(load.bol_number);
+  });
+
   test('a carrier upsert revives a deleted carrier', async ({ api, tenant, testApp }) => {
     const carrier = await seed(api, routes.carrier, carrierBody(tenant));
     await api.post(deleteRoute.carrier!, { native_system_carrier_permalink: carrier.native_system_carrier_permalink });
