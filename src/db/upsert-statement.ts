@@ -128,10 +128,22 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
   const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
     ', ',
   );
-  // A deleted parent (a tombstone) is no parent: the record answers parent_not_found.
+  // A deleted parent (a tombstone) is no parent: the record answers parent_not_found. The lookup
+  // takes the lock the foreign key check takes anyway (KEY SHARE: no conflict with other writers of
+  // the parent), a moment earlier: a delete of the parent (FOR UPDATE) in flight is waited for and
+  // the parent read again, so a child never lands live under a parent deleted meanwhile, and a
+  // delete waits for a child being written, whose cascade then reaches it.
   const parentIds = spec.parents.map(
-    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL) AS parent_${i}`,
+    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL FOR KEY SHARE) AS parent_${i}`,
   );
+  // A stop locks its leg's load first, as a leg locks its load: every writer under a load takes the
+  // load's lock before its parent's, in the order a load's delete takes them (the load, then its legs),
+  // so the two cannot wait on each other (the stop's load activity write needs the load too).
+  if (spec.parents[0]?.table === 'load_legs') {
+    parentIds.unshift(
+      `(SELECT l.id FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.tenant_id = $1::uuid AND g.permalink = i.p0 FOR KEY SHARE OF l) AS load_lock`,
+    );
+  }
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
   const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];

@@ -25,8 +25,14 @@ CREATE INDEX "loads_deleted_at_idx" ON "loads"("deleted_at") WHERE "deleted_at" 
 CREATE INDEX "load_legs_deleted_at_idx" ON "load_legs"("deleted_at") WHERE "deleted_at" IS NOT NULL;
 CREATE INDEX "stops_deleted_at_idx" ON "stops"("deleted_at") WHERE "deleted_at" IS NOT NULL;
 
+-- The children are locked FOR UPDATE first (a plain UPDATE of a non-key column would not conflict
+-- with the KEY SHARE lock a child's upsert takes on its parent): the cascade waits for children being
+-- written under them and, in its next statement, sees them; a child written after waits for the
+-- delete and then finds its parent deleted (parent_not_found). The delete statement locks its own
+-- rows FOR UPDATE likewise (db/upsert-statement.ts).
 CREATE FUNCTION record_delete_cascade_load() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  PERFORM 1 FROM "load_legs" WHERE "load_id" = NEW."id" AND "deleted_at" IS NULL ORDER BY "id" FOR UPDATE;
   UPDATE "load_legs" SET "deleted_at" = NEW."deleted_at", "changed_at" = NEW."changed_at", "fresh_at" = GREATEST("fresh_at", NEW."fresh_at")
   WHERE "load_id" = NEW."id" AND "deleted_at" IS NULL;
   RETURN NULL;

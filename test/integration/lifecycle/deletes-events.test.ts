@@ -236,4 +236,29 @@ describe('a delete racing upserts of the same permalink', { timeout: 120_000 }, 
       expect(pool === null ? testApp.database.db.kind : pool.total > 1).toBe(pool === null ? 'pglite' : true);
     });
   }
+
+  test('legs and stops written while their load is deleted end deleted with it or parent_not_found, never live under a tombstone', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const legs = Array.from({ length: 12 }, (_, i) => loadLegBody(tenant, load, { load_leg_sequence: i + 1 }));
+    const firstLeg = await seed(api, routes.load_leg, loadLegBody(tenant, load));
+    const stops = Array.from({ length: 12 }, (_, i) => stopBody(tenant, firstLeg, { stop_sequence: i + 1 }));
+    const [deleteResult, ...writes] = await Promise.all([
+      api.post(del.load, { native_system_load_permalink: load.native_system_load_permalink }),
+      ...legs.map((leg) => api.post(routes.load_leg, leg)),
+      ...stops.map((stop) => api.post(routes.stop, stop)),
+    ]);
+    expect(deleteResult.body.message).toMatch(/(?<!already) deleted\.$/);
+    for (const r of writes) {
+      expect([200, 422], JSON.stringify(r.body)).toContain(r.status);
+      if (r.status === 422) expect(r.body.error.code).toBe('parent_not_found');
+    }
+    const db = testApp.database.db.prisma;
+    const storedLegs = await db.loadLeg.findMany({ where: { load: { permalink: load.native_system_load_permalink as string } }, include: { stops: true } });
+    const live = storedLegs.flatMap((leg) => [leg, ...leg.stops]).filter((record) => record.deletedAt === null);
+    expect(live.map((record) => record.permalink)).toEqual([]);
+  });
 });
