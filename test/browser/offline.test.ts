@@ -88,7 +88,10 @@ const executeUntilAnswered = async (page: Page, expected: string) => {
     const answered = await expect
       .poll(() => editorText(page, '.graphiql-response'), { timeout: 5_000 })
       .toContain(expected)
-      .then(() => true, () => false);
+      .then(
+        () => true,
+        () => false,
+      );
     if (answered) return;
     if (Date.now() > deadline) throw new Error(`GraphiQL never answered with ${expected}: ${await editorText(page, '.graphiql-response')}`);
   }
