@@ -37,12 +37,45 @@ export interface Database {
    * PGlite: its own `listen`. Resolves once listening; the returned function stops it.
    */
   listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /**
+   * Runs `work` inside one transaction that is always rolled back (dry runs): its statements read,
+   * lock and check exactly what they would in a real write, and leave nothing behind (no row, no
+   * change event: the event triggers run at commit, which never comes; no NOTIFY). Each statement
+   * runs under its own savepoint, so one the database refuses fails alone, as it does in autocommit.
+   * PostgreSQL: one pooled connection for the whole of `work`. PGlite: its exclusive transaction.
+   */
+  rehearse<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /** Connection pool state for /metrics (PostgreSQL only). */
   poolStats(): { total: number; idle: number; waiting: number } | null;
   close(): Promise<void>;
 }
 
 export type StatementListener = (sql: string) => void;
+
+/** A connection's statement runner (one transaction's), without statement names. */
+type RunStatement = (text: string, params?: readonly unknown[], name?: string) => Promise<unknown[]>;
+
+/**
+ * The `Sql` of a rehearsal transaction: every statement under a savepoint (released when it succeeds,
+ * rolled back to when it fails), so a refused statement leaves the transaction usable, as autocommit would.
+ */
+function savepointed(run: RunStatement, emit: StatementListener): Sql {
+  return {
+    async query<Row>(text: string, params: readonly unknown[], name?: string) {
+      emit(text);
+      await run('SAVEPOINT rehearsal');
+      let rows: unknown[];
+      try {
+        rows = await run(text, params, name);
+      } catch (error) {
+        await run('ROLLBACK TO SAVEPOINT rehearsal');
+        throw error;
+      }
+      await run('RELEASE SAVEPOINT rehearsal');
+      return rows as Row[];
+    },
+  };
+}
 
 /** The listeners of one database; `emit` costs nothing while none is registered. */
 function statementListeners() {
@@ -204,6 +237,21 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
         return result.rows as Row[];
       },
     },
+    async rehearse(work) {
+      const client = await pool.connect();
+      const run: RunStatement = async (text, params = [], name) =>
+        (await client.query<Record<string, unknown>>({ text, values: params as unknown[], name })).rows;
+      try {
+        await client.query('BEGIN');
+        return await work(savepointed(run, statements.emit));
+      } finally {
+        // A connection that cannot roll back is dropped from the pool, not reused.
+        await client.query('ROLLBACK').then(
+          () => client.release(),
+          (error: Error) => client.release(error),
+        );
+      }
+    },
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
@@ -306,6 +354,14 @@ async function openPglite(dataDir: string, onLockTakenOver: (message: string) =>
         return result.rows;
       },
     },
+    rehearse: (work) =>
+      pglite.transaction(async (tx) => {
+        try {
+          return await work(savepointed(async (text, params = []) => (await tx.query(text, params as unknown[])).rows, statements.emit));
+        } finally {
+          if (!tx.closed) await tx.rollback();
+        }
+      }),
     async listen(channel, onNotify) {
       const unlisten = await pglite.listen(channel, onNotify);
       return listeners.add(() => unlisten());

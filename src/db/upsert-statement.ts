@@ -86,6 +86,8 @@ export interface RowResult {
   inserted: boolean | null;
   /** Delete statements only: what the delete found (`deleted` now, `already_deleted`, `not_found`, or `skipped`). */
   tombstone?: 'deleted' | 'already_deleted' | 'not_found' | 'skipped';
+  /** Tables with a phase: the phase the written row's status maps to (null when nothing was written or it has none). */
+  phase?: string | null;
   /** For each parent, whether it was found (null when no permalink was given). */
   parents: (boolean | null)[];
 }
@@ -206,9 +208,9 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       .map((key) => `${key}, `)
       .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING t.permalink, (xmax = 0) AS inserted
+    RETURNING t.permalink, (xmax = 0) AS inserted${spec.phase ? ', t.phase' : ''}
   )
-  SELECT r.ord, w.inserted${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   return {
@@ -234,6 +236,7 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       for (const row of rows) {
         results[row.ord as number] = {
           inserted: (row.inserted as boolean | null) ?? null,
+          ...(spec.phase ? { phase: (row.phase as string | null) ?? null } : {}),
           parents: spec.parents.map((_, i) => (row[`parent_${i}`] as boolean | null) ?? null),
         };
       }

@@ -11,7 +11,9 @@ import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-r
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
 import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
+import type { Phase } from '../db/generated/prisma/enums.js';
 import { builder } from './builder.js';
+import { PhaseEnum } from './enums.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
@@ -27,7 +29,16 @@ const UpsertStatusEnum = builder.enumType('UpsertStatus', {
   } as const,
 });
 
-const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement({
+/** A mutation's outcome with whether it was a dry run. */
+type UpsertAnswer = UpsertOutcome & { dryRun: boolean };
+
+const dryRunResultDescription = 'True when the mutation was a dry run (`dryRun: true`): the outcome is what a real request would get, and nothing was written.';
+
+const phaseDescription =
+  "Loads and load updates, when written (PROCESSED): the phase the record's status maps to through the tenant's status mapping " +
+  '(UNMAPPED when it has none); null for other kinds and outcomes, and for a load update without a status.';
+
+const UpsertResult = builder.objectRef<UpsertAnswer>('UpsertResult').implement({
   description: 'What an ingestion mutation did, exactly as the REST route answers it.',
   fields: (t) => ({
     status: t.field({ type: UpsertStatusEnum, description: 'Outcome of the write.', resolve: (o) => o.status }),
@@ -36,6 +47,8 @@ const UpsertResult = builder.objectRef<UpsertOutcome>('UpsertResult').implement(
     unknownFields: t.exposeStringList('unknownFields', {
       description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none.",
     }),
+    phase: t.field({ type: PhaseEnum, nullable: true, description: phaseDescription, resolve: (o) => (o.phase ?? null) as Phase | null }),
+    dryRun: t.exposeBoolean('dryRun', { description: dryRunResultDescription }),
   }),
 });
 
@@ -44,6 +57,7 @@ interface BulkRecord {
   index: number;
   permalink: string;
   result: RecordResult;
+  dryRun: boolean;
 }
 
 const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
@@ -103,6 +117,13 @@ const BulkRecordResult = builder.objectRef<BulkRecord>('BulkRecordResult').imple
       description: 'Why the record was rejected (nothing of it was written); null when it was written, skipped or a duplicate.',
       resolve: ({ result }) => (result.ok ? null : { code: result.error.code, message: result.error.message, details: result.error.details }),
     }),
+    phase: t.field({
+      type: PhaseEnum,
+      nullable: true,
+      description: phaseDescription,
+      resolve: ({ result }) => (result.ok ? ((result.outcome.phase ?? null) as Phase | null) : null),
+    }),
+    dryRun: t.exposeBoolean('dryRun', { description: dryRunResultDescription }),
   }),
 });
 
@@ -111,9 +132,14 @@ const syncRunTimeDescription = (honoured: boolean) =>
     ? 'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED.'
     : 'Accepted for symmetry with the other upserts and ignored, as REST does for carriers (they have no sync-run guard).';
 
-/** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it. */
-const openIngest = (ingestion: Ingestion, ctx: RequestContext, body?: unknown) =>
-  openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body });
+const dryRunArgDescription =
+  'True rehearses the mutation, as REST `?dry_run=true`: validated and evaluated against the stored data exactly as a real one ' +
+  '(parents, `syncRunTime`, duplicates, the phase a status maps to) and answered the same way with `dryRun: true`, but nothing is written, ' +
+  'no change event is recorded and ingest health counts it apart. Rate limits charge it like a real mutation. False or left out: a real write.';
+
+/** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument. */
+const openIngest = (ingestion: Ingestion, ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
+  openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body, dryRun });
 
 /** A record's result as GraphQL answers it: its error names the input's (camelCase) fields. */
 const inGraphql = (input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult =>
@@ -135,13 +161,14 @@ function ingestMutation(ingestion: Ingestion) {
       args: {
         input: t.arg({ type: input.type, required: true, description: "The record: the REST body's fields in camelCase." }),
         ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
+        dryRun: t.arg.boolean({ description: dryRunArgDescription }),
       },
       resolve: async (_root, args, ctx) => {
         const permalink = { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] };
         let ingest: IngestRequest;
         let body: Record<string, unknown>;
         try {
-          ingest = openIngest(ingestion, ctx, permalink);
+          ingest = openIngest(ingestion, ctx, args.dryRun, permalink);
           body = ingest.admit(() => input.toBody(args.input), permalink);
         } catch (thrown) {
           throw input.renameFields(thrown);
@@ -151,7 +178,7 @@ function ingestMutation(ingestion: Ingestion) {
         const answer = inGraphql(input, result!);
         // GraphQL answers a rejected record as the field's error.
         if (!answer.ok) throw answer.error;
-        return answer.outcome;
+        return { ...answer.outcome, dryRun: ingest.scope.dryRun };
       },
     }),
   );
@@ -177,6 +204,7 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
           description: `The records (1 to ${maxBatchRecords}): REST bodies' fields in camelCase. The same permalink twice: the later one is written after the earlier one.`,
         }),
         ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
+        dryRun: t.arg.boolean({ description: dryRunArgDescription }),
       },
       // Each record costs one, and each result's selection is paid once per record: a 1,000-record
       // batch with every result field costs about 12,000 (of 50,000); more inputs than a batch may
@@ -186,7 +214,7 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
         return { field: records, multiplier: records };
       },
       resolve: async (_root, args, ctx) => {
-        const ingest = openIngest(ingestion, ctx);
+        const ingest = openIngest(ingestion, ctx, args.dryRun);
         const inputs = args.inputs as Record<string, unknown>[];
         ingest.admit(() => {
           if (inputs.length < 1 || inputs.length > maxBatchRecords) {
@@ -206,7 +234,13 @@ function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodIn
         });
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
         const results = await ingest.ingest(bodies, { syncRunTime, rejected });
-        return results.map((result, index): BulkRecord => ({ index, permalink: String(inputs[index]![permalinkInput]), result: inGraphql(input, result) }));
+        const { dryRun } = ingest.scope;
+        return results.map((result, index): BulkRecord => ({
+          index,
+          permalink: String(inputs[index]![permalinkInput]),
+          result: inGraphql(input, result),
+          dryRun,
+        }));
       },
     }),
   );

@@ -8,6 +8,7 @@ import { validationFailed, type FieldIssue } from '../errors.js';
 import { maxBatchRecords, maxBulkBodyBytes, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
 import type { IngestRequest } from '../domain/shared/ingest-request.js';
 import { bulkRestPath, restPath } from '../domain/shared/record.js';
+import { DryRunQuery } from '../domain/shared/dry-run.js';
 import { BulkResponse, bulkRequestOf, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
 import { defineRoute, type RouteContext, type RouteResult } from './route.js';
 
@@ -21,15 +22,32 @@ function parseSyncRunTime(url: URL): { value: Date | null; issue?: FieldIssue } 
   return { value: new Date(parsed.data) };
 }
 
-/** The REST answer of a record: its outcome (with `unknown_fields`) or its error body. */
+/** The REST answer of a record: its outcome (with `unknown_fields`, and `phase` for a written load or load update) or its error body. */
 const resultBody = (result: RecordResult) =>
   result.ok
-    ? { status: result.outcome.status, message: result.outcome.message, permalink: result.outcome.permalink, unknown_fields: result.outcome.unknownFields }
+    ? {
+        status: result.outcome.status,
+        message: result.outcome.message,
+        permalink: result.outcome.permalink,
+        unknown_fields: result.outcome.unknownFields,
+        ...(result.outcome.phase === undefined ? {} : { phase: result.outcome.phase }),
+      }
     : result.error.toBody();
 
-/** The answer of a single-record route: 200 with the outcome, or the record's contract error with its status. */
-const singleAnswer = (result: RecordResult): RouteResult =>
-  result.ok ? { body: resultBody(result) } : { status: result.error.status, body: resultBody(result), headers: result.error.headers };
+/** `"dry_run": true` on a dry run's 200 answer; nothing on a real one's (its answer is unchanged). */
+const dryRunMark = (ingest: IngestRequest) => (ingest.scope.dryRun ? { dry_run: true as const } : {});
+
+/**
+ * The answer of a single-record route: 200 with the outcome, or the record's contract error with its
+ * status (a dry run's error answers exactly as a real one's).
+ */
+const singleAnswer = (ingest: IngestRequest, result: RecordResult): RouteResult =>
+  result.ok
+    ? { body: { ...resultBody(result), ...dryRunMark(ingest) } }
+    : { status: result.error.status, body: resultBody(result), headers: result.error.headers };
+
+/** The query parameters of a kind's ingestion routes: `dry_run`, and `sync_run_time` where the kind honours it. */
+const queryOf = (ingestion: Ingestion) => (ingestion.honoursSyncRunTime ? SyncRunTimeQuery.extend(DryRunQuery.shape) : DryRunQuery);
 
 /** The ingestion edge of a request on an ingestion route (the pipeline opens it after authentication). */
 const ingestOf = (ctx: RouteContext): IngestRequest => {
@@ -49,7 +67,10 @@ function processedExample(ingestion: Ingestion, example: unknown) {
   const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
   const permalink = typeof value === 'string' ? value : '';
   const done = spec.rest.action === 'delete' ? 'deleted' : 'processed (created)';
-  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [] };
+  // A phased kind's answer names the phase of the example's status in a tenant that has not mapped it yet.
+  const status = spec.phase ? (example as Record<string, unknown> | undefined)?.[spec.phase.from] : undefined;
+  const phase = spec.phase ? { phase: typeof status === 'string' && status.trim() ? 'UNMAPPED' : spec.phase.withoutStatus } : {};
+  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], ...phase };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */
@@ -67,15 +88,16 @@ export function ingestRoute(ingestion: Ingestion) {
       description: spec.rest.description,
       tags: [spec.label],
       requestBody: spec.body,
-      query: ingestion.honoursSyncRunTime ? SyncRunTimeQuery : undefined,
+      query: queryOf(ingestion),
       response: UpsertResponse,
       responseExample: (example) => processedExample(ingestion, example),
       errors: spec.parents.length ? ['parent_not_found', 'tenant_mismatch'] : ['tenant_mismatch'],
       ingestSource: true,
     },
     async handle(ctx) {
-      const [result] = await ingestOf(ctx).ingest([ctx.body], syncOptions(ingestion, ctx.url));
-      return singleAnswer(result!);
+      const ingest = ingestOf(ctx);
+      const [result] = await ingest.ingest([ctx.body], syncOptions(ingestion, ctx.url));
+      return singleAnswer(ingest, result!);
     },
   });
 }
@@ -116,7 +138,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
       description: `Up to ${maxBatchRecords} records (at most 5 MiB) in one request, each with the same rules and outcomes as \`${restPath(spec)}\`, in order. One bad record does not reject the others.`,
       tags: [spec.label],
       requestBody: bulkRequestOf(spec.body, `${name}Bulk`, maxBatchRecords),
-      query: ingestion.honoursSyncRunTime ? SyncRunTimeQuery : undefined,
+      query: queryOf(ingestion),
       response: BulkResponse,
       responseExample: (example) => ({
         results: ((example as { records?: unknown[] } | undefined)?.records ?? []).map((record) => processedExample(ingestion, record)),
@@ -134,7 +156,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
         return recordsOf(ctx.body);
       });
       const results = await ingest.ingest(records, { syncRunTime });
-      return { body: { results: results.map(resultBody) } };
+      return { body: { ...dryRunMark(ingest), results: results.map(resultBody) } };
     },
   });
 }

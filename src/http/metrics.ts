@@ -45,6 +45,12 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     labelNames: ['tenant', 'source', 'kind', 'outcome'] as const,
     registers: [registry],
   });
+  const dryRunRecords = new Counter({
+    name: 'ingest_dry_run_records_total',
+    help: 'Dry-run records (?dry_run=true, dryRun: true; nothing written), by tenant slug, ingest source, record kind and the outcome answered. Never in ingest_records_total.',
+    labelNames: ['tenant', 'source', 'kind', 'outcome'] as const,
+    registers: [registry],
+  });
   const responseCache = new Counter({
     name: 'graphql_response_cache_total',
     help: 'Cacheable GraphQL queries by what the response cache did: hit, stale (served while one request recomputes), miss, bypass (Cache-Control: no-cache).',
@@ -148,12 +154,12 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     plugin,
     /** Counts one response-cache outcome (graphql/response-cache.ts). */
     countResponseCache: (outcome: string) => responseCache.inc({ outcome }),
-    /** Wraps the recorder so every ingestion event also counts in `ingest_records_total`. */
+    /** Wraps the recorder so every ingestion event also counts in `ingest_records_total` (a dry run's in `ingest_dry_run_records_total`). */
     countIngest(recorder: IngestRecorder): IngestRecorder {
       return {
         record(event) {
           recorder.record(event);
-          ingestRecords.inc({ tenant: event.tenantSlug, source: event.source, kind: event.kind, outcome: event.outcome });
+          (event.dryRun ? dryRunRecords : ingestRecords).inc({ tenant: event.tenantSlug, source: event.source, kind: event.kind, outcome: event.outcome });
         },
         flush: () => recorder.flush(),
         close: () => recorder.close(),

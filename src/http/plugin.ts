@@ -72,8 +72,10 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       if (route.auth === 'tenant') {
         tenant = await services.limits.guardAuthentication(clientAddress(request), () => auth.authenticateTenant(request.headers.get('x-api-key')));
       }
-      // Reads Service-Ingest-Source (the edge reports a bad one as the request's rejection itself).
-      if (route.ingestion && tenant) ingest = openIngestRequest(route.ingestion, { services, tenant, headers: request.headers, now });
+      // Reads dry_run and Service-Ingest-Source (the edge reports a bad one as the request's rejection itself).
+      if (route.ingestion && tenant) {
+        ingest = openIngestRequest(route.ingestion, { services, tenant, headers: request.headers, now, dryRun: url.searchParams.getAll('dry_run') });
+      }
       if (route.method === 'POST') {
         assertJsonContentType(request);
         body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));
@@ -104,6 +106,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
         ms: Math.round(performance.now() - started),
         tenant: tenant?.slug,
         source: ingest?.scope.source ?? 'unspecified',
+        ...(ingest?.scope.dryRun ? { dryRun: true } : {}),
       },
       'request',
     );

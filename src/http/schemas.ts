@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { errorCodes, type ErrorCode } from '../errors.js';
 import { isoDateTime } from '../domain/shared/fields.js';
+import type { Phase } from '../db/generated/prisma/enums.js';
+import { phases } from '../domain/status-mapping/service.js';
 import { maxClockSkewMs } from '../domain/shared/validate.js';
 import { acceptableRequestId } from './request-id.js';
 import { noRouteMessage } from './pages.js';
@@ -69,6 +71,9 @@ export const RetryAfterHeader = z
   .min(0)
   .meta({ header: { id: 'RetryAfter', description: 'Seconds to wait before retrying.' }, examples: [5] });
 
+/** `"dry_run": true` on the answer of a dry run; absent on a real request's. */
+const dryRunFlag = z.literal(true).optional();
+
 export const UpsertResponse = z
   .object({
     status: z.enum(['processed', 'skipped', 'duplicate']).meta({ description: 'Record-level outcome.' }),
@@ -76,6 +81,18 @@ export const UpsertResponse = z
     permalink: z.string().meta({ description: 'The permalink of the record that was handled.' }),
     unknown_fields: z.array(z.string()).meta({
       description: 'Body fields the contract does not name, kept verbatim in `extra` (a typo shows up here); empty when none.',
+    }),
+    phase: z
+      .enum(phases as [Phase, ...Phase[]])
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "Loads and load updates, when written (`processed`): the phase the record's status maps to through the tenant's status mapping " +
+          '(`UNMAPPED` when it has none; null for a load update without a status). Absent for other kinds and outcomes.',
+      }),
+    dry_run: dryRunFlag.meta({
+      description: 'Present, `true`, when the request was a dry run (`?dry_run=true`): nothing was written. A bulk answer carries it once, beside `results`.',
     }),
   })
   .meta({ id: 'UpsertResponse' });
@@ -108,6 +125,7 @@ export const bulkRequestOf = (body: z.ZodType, id: string, maxRecords: number) =
 
 export const BulkResponse = z
   .object({
+    dry_run: dryRunFlag.meta({ description: 'Present, `true`, when the request was a dry run (`?dry_run=true`): nothing was written.' }),
     results: z
       .array(z.union([UpsertResponse, ErrorResponse]))
       .meta({ description: "One result per record, in request order: the record's outcome, or the error that rejected it alone." }),

@@ -25,7 +25,7 @@ export async function recordIngestHealthStates({ db, now, degradedRejectionRate 
       [],
     ),
     db.sql.query<{ tenant_id: string; source: IngestSourceName; outcome: keyof ReturnType<typeof zeroCounts>; count: unknown }>(
-      `SELECT tenant_id, source, outcome, sum(count)::int8 AS count FROM ingest_counts WHERE bucket_start >= $1 GROUP BY tenant_id, source, outcome`,
+      `SELECT tenant_id, source, outcome, sum(count)::int8 AS count FROM ingest_counts WHERE bucket_start >= $1 AND NOT dry_run GROUP BY tenant_id, source, outcome`,
       [windows.hour],
     ),
   ]);

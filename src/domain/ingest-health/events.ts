@@ -21,6 +21,8 @@ export interface IngestEvent {
   kind: RecordKind;
   outcome: IngestOutcome;
   at: Date;
+  /** A dry run's record (`?dry_run=true`, `dryRun: true`): counted apart, never as ingested traffic. */
+  dryRun?: boolean;
   /** For rejections: the error code, the first offending field and the record's permalink when known. */
   rejection?: { code: ErrorCode; message: string; field?: string; permalink?: string };
 }
@@ -56,11 +58,11 @@ export interface ReportedResult {
 
 /**
  * Reports the results of one ingestion request (REST route or GraphQL mutation) to the recorder:
- * one event per record, rejections with their code, first field and permalink.
+ * one event per record, rejections with their code, first field and permalink; a dry run's marked `dryRun`.
  */
 export function reportIngest(
   recorder: IngestRecorder,
-  { tenant, ...request }: { tenant: TenantRef; source: IngestSourceName; kind: RecordKind; at: Date },
+  { tenant, dryRun, ...request }: { tenant: TenantRef; source: IngestSourceName; kind: RecordKind; at: Date; dryRun?: boolean },
   results: readonly ReportedResult[],
 ): void {
   for (const r of results) {
@@ -68,6 +70,7 @@ export function reportIngest(
       tenantId: tenant.id,
       tenantSlug: tenant.slug,
       ...request,
+      ...(dryRun ? { dryRun: true } : {}),
       outcome: r.outcome,
       ...(r.error ? { rejection: { code: r.error.code, message: r.error.message, field: r.error.details?.[0]?.field, permalink: r.permalink } } : {}),
     });

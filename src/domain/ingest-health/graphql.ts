@@ -49,7 +49,7 @@ const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
 });
 
 const OutcomeCountsType = builder.objectRef<OutcomeCounts>('OutcomeCounts').implement({
-  description: 'Ingested records by outcome over a time window (a bulk request counts each of its records).',
+  description: 'Ingested records by outcome over a time window (a bulk request counts each of its records; dry runs only in `dryRun`).',
   fields: (t) => ({
     processed: t.exposeInt('processed', { nullable: false, description: 'Records written (created or changed).' }),
     skipped: t.exposeInt('skipped', { nullable: false, description: 'Records not written because the stored one was fresher (`sync_run_time`).' }),
@@ -86,6 +86,16 @@ const SeriesPointType = builder.objectRef<SeriesPoint>('IngestSeriesPoint').impl
   }),
 });
 
+const DryRunCountsType = builder.objectRef<SourceHealth['dryRun']>('DryRunCounts').implement({
+  description:
+    'Dry-run records (`?dry_run=true`, `dryRun: true`) of one ingestion path by the outcome they were answered: counted here only, never in ' +
+    "the path's other counts, state, `lastReceivedAt` or `recentRejections`.",
+  fields: (t) => ({
+    lastHour: t.field({ nullable: false, type: OutcomeCountsType, description: 'Dry-run records over the last hour.', resolve: (d) => d.lastHour }),
+    lastDay: t.field({ nullable: false, type: OutcomeCountsType, description: 'Dry-run records over the last 24 hours.', resolve: (d) => d.lastDay }),
+  }),
+});
+
 const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHealth').implement({
   description: 'Health of one ingestion path (pull, webhook or unspecified) of the tenant.',
   fields: (t) => ({
@@ -94,7 +104,7 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
     lastReceivedAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'When this path last received a request, accepted or rejected; null if never.',
+      description: 'When this path last received a request, accepted or rejected (dry runs aside); null if never.',
       resolve: (s) => s.lastReceivedAt,
     }),
     staleAfterSeconds: t.exposeInt('staleAfterSeconds', {
@@ -140,6 +150,12 @@ const IngestSourceHealthType = builder.objectRef<SourceHealth>('IngestSourceHeal
       type: [KindCountsType],
       description: 'The same counts per record kind; only kinds with requests in the last day, in posting order.',
       resolve: (s) => s.byKind,
+    }),
+    dryRun: t.field({
+      nullable: false,
+      type: DryRunCountsType,
+      description: "This path's dry runs, counted apart: an integrator's rehearsals never look like production traffic.",
+      resolve: (s) => s.dryRun,
     }),
   }),
 });

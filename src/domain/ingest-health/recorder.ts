@@ -14,6 +14,9 @@
  *   offending ones are dropped with an error log line, never retried.
  * - Flushes never overlap: a flush asked for while one runs waits for it and then writes everything
  *   recorded meanwhile (callers that ask at the same time share that one follow-up flush).
+ * - Dry runs (`event.dryRun`) are counted in their own rows (`dry_run`), and only counted: they
+ *   move no source's last received time and enter no rejection sample (a rehearsal never makes a
+ *   silent path look alive nor pushes production rejections out of the sample).
  * - Memory and tables stay bounded: at most `rejectionSampleSize` rejections per tenant (the most
  *   recent) in memory and in `ingest_rejections`; count buckets older than `countRetentionMs` are
  *   dropped from both (nothing reads them).
@@ -72,6 +75,7 @@ interface CountRow {
   source: string;
   kind: string;
   outcome: string;
+  dryRun: boolean;
   count: number;
 }
 
@@ -128,7 +132,7 @@ const describeRows = (rows: readonly Row[]) =>
     row.table === 'rejections'
       ? { table: row.table, tenantId: row.value.tenantId, kind: row.value.kind, code: row.value.rejection.code }
       : row.table === 'counts'
-        ? { table: row.table, tenantId: row.value.tenantId, kind: row.value.kind, outcome: row.value.outcome, count: row.value.count }
+        ? { table: row.table, tenantId: row.value.tenantId, kind: row.value.kind, outcome: row.value.outcome, dryRun: row.value.dryRun, count: row.value.count }
         : { table: row.table, tenantId: row.value.tenantId, source: row.value.source },
   );
 
@@ -145,17 +149,17 @@ const liveTenant = (alias: string) => `WHERE EXISTS (SELECT 1 FROM tenants t WHE
 
 const writeStatement = `
 WITH counts AS (
-  INSERT INTO ingest_counts (tenant_id, bucket_start, source, kind, outcome, count)
-  SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::int[])
-    AS c(tenant_id, bucket_start, source, kind, outcome, count) ${liveTenant('c')}
-  ON CONFLICT (tenant_id, bucket_start, source, kind, outcome) DO UPDATE SET count = ingest_counts.count + EXCLUDED.count
+  INSERT INTO ingest_counts (tenant_id, bucket_start, source, kind, outcome, dry_run, count)
+  SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::int[])
+    AS c(tenant_id, bucket_start, source, kind, outcome, dry_run, count) ${liveTenant('c')}
+  ON CONFLICT (tenant_id, bucket_start, source, kind, outcome, dry_run) DO UPDATE SET count = ingest_counts.count + EXCLUDED.count
 ), sources AS (
   INSERT INTO ingest_sources (tenant_id, source, last_received_at)
-  SELECT * FROM unnest($7::uuid[], $8::text[], $9::timestamptz[]) AS s(tenant_id, source, last_received_at) ${liveTenant('s')}
+  SELECT * FROM unnest($8::uuid[], $9::text[], $10::timestamptz[]) AS s(tenant_id, source, last_received_at) ${liveTenant('s')}
   ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(ingest_sources.last_received_at, EXCLUDED.last_received_at)
 ), rejections AS (
   INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at)
-  SELECT * FROM unnest($10::uuid[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::timestamptz[])
+  SELECT * FROM unnest($11::uuid[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[])
     AS r(tenant_id, source, kind, code, field, message, permalink, received_at) ${liveTenant('r')}
 )
 SELECT 1`;
@@ -182,10 +186,12 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
 
   function record(event: IngestEvent) {
     const bucket = bucketOf(event.at);
-    const key = `${event.tenantId}|${bucket.getTime()}|${event.source}|${event.kind}|${event.outcome}`;
+    const dryRun = event.dryRun === true;
+    const key = `${event.tenantId}|${bucket.getTime()}|${event.source}|${event.kind}|${event.outcome}|${dryRun}`;
     const row = pending.counts.get(key);
     if (row) row.count++;
-    else pending.counts.set(key, { tenantId: event.tenantId, bucket, source: event.source, kind: event.kind, outcome: event.outcome, count: 1 });
+    else pending.counts.set(key, { tenantId: event.tenantId, bucket, source: event.source, kind: event.kind, outcome: event.outcome, dryRun, count: 1 });
+    if (dryRun) return;
     const sourceKey = `${event.tenantId}|${event.source}`;
     const last = pending.lastReceived.get(sourceKey);
     if (!last || last.at < event.at) pending.lastReceived.set(sourceKey, { tenantId: event.tenantId, source: event.source, at: event.at });
@@ -205,6 +211,7 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
       c.map((x) => x.source),
       c.map((x) => x.kind),
       c.map((x) => x.outcome),
+      c.map((x) => x.dryRun),
       c.map((x) => x.count),
       s.map((x) => x.tenantId),
       s.map((x) => x.source),

@@ -1,6 +1,6 @@
 /**
  * Ingest health of one tenant (api-contract.md B "Ingest health"): per source, its state, last
- * received time and outcome counts over the last hour and day; the TMS statuses its loads carry that
+ * received time and outcome counts over the last hour and day (dry runs counted apart, E "Dry run"); the TMS statuses its loads carry that
  * have no phase mapping; its most recent rejections. Read by GraphQL `ingestHealth`.
  *
  * Freshness: the read first flushes this instance's recorder, so everything this instance accepted
@@ -78,6 +78,8 @@ export interface SourceHealth {
   lastDay: OutcomeCounts;
   /** Record kinds with requests in the last day, in posting order. */
   byKind: KindCounts[];
+  /** Dry-run records (`?dry_run=true`) by the outcome they were answered: counted apart, in none of the above. */
+  dryRun: { lastHour: OutcomeCounts; lastDay: OutcomeCounts };
 }
 
 export interface UnmappedStatus {
@@ -120,10 +122,10 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
       [tenantId],
     ),
     db.sql.query<{ source: IngestSourceName; last_received_at: Date }>(`SELECT source, last_received_at FROM ingest_sources WHERE tenant_id = $1`, [tenantId]),
-    db.sql.query<{ source: IngestSourceName; kind: RecordKind; outcome: IngestOutcome; hour: unknown; day: unknown }>(
-      `SELECT source, kind, outcome, coalesce(sum(count) FILTER (WHERE bucket_start >= $3), 0)::int8 AS hour, sum(count)::int8 AS day
+    db.sql.query<{ source: IngestSourceName; kind: RecordKind; outcome: IngestOutcome; dry_run: boolean; hour: unknown; day: unknown }>(
+      `SELECT source, kind, outcome, dry_run, coalesce(sum(count) FILTER (WHERE bucket_start >= $3), 0)::int8 AS hour, sum(count)::int8 AS day
        FROM ingest_counts WHERE tenant_id = $1 AND bucket_start >= $2
-       GROUP BY source, kind, outcome`,
+       GROUP BY source, kind, outcome, dry_run`,
       [tenantId, windows.day, windows.hour],
     ),
     db.sql.query<{ status: string; load_count: unknown }>(
@@ -146,8 +148,14 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
       const lastHour = zeroCounts();
       const lastDay = zeroCounts();
       const byKind = new Map<RecordKind, KindCounts>();
+      const dryRun = { lastHour: zeroCounts(), lastDay: zeroCounts() };
       for (const row of counts) {
         if (row.source !== source) continue;
+        if (row.dry_run) {
+          dryRun.lastHour[row.outcome] += Number(row.hour);
+          dryRun.lastDay[row.outcome] += Number(row.day);
+          continue;
+        }
         const kind = byKind.get(row.kind) ?? { kind: row.kind, lastHour: zeroCounts(), lastDay: zeroCounts() };
         byKind.set(row.kind, kind);
         for (const [window, value] of [
@@ -168,6 +176,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
         lastHour,
         lastDay,
         byKind: recordKinds.flatMap((kind) => byKind.get(kind) ?? []),
+        dryRun,
       };
     }),
     unmappedStatusCounts: unmapped.map((u) => ({ status: u.status, loadCount: Number(u.load_count) })),
@@ -216,7 +225,7 @@ export async function readIngestSeries(options: {
   const first = Math.floor((now.getTime() - dayMs) / intervalMs) * intervalMs;
   const rows = await db.sql.query<{ bucket_start: Date; outcome: IngestOutcome; count: unknown }>(
     `SELECT bucket_start, outcome, sum(count)::int8 AS count FROM ingest_counts
-     WHERE tenant_id = $1 AND source = $2 AND bucket_start >= $3 GROUP BY bucket_start, outcome`,
+     WHERE tenant_id = $1 AND source = $2 AND bucket_start >= $3 AND NOT dry_run GROUP BY bucket_start, outcome`,
     [tenantId, source, new Date(first)],
   );
   const points: SeriesPoint[] = [];

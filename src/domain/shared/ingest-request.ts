@@ -1,12 +1,14 @@
 /**
  * The ingestion edge both transports share: one ingestion request (a REST single or bulk route, a
- * GraphQL single or bulk mutation) opened once, with the writing tenant's scope and the request's
- * `Service-Ingest-Source`, and the accounting of a request rejected before its records are read.
+ * GraphQL single or bulk mutation) opened once, with the writing tenant's scope, the request's
+ * `Service-Ingest-Source` and whether it is a dry run, and the accounting of a request rejected
+ * before its records are read.
  * What happens to the records is the use case's (`ingest.ts`), which reports each of them; a
  * transport only maps the typed results to its answers.
  */
 import { toAppError, type AppError } from '../../errors.js';
 import { ingestSourceOf } from '../ingest-health/events.js';
+import { dryRunOf } from './dry-run.js';
 import type { IngestOptions, IngestScope, Ingestion, RecordResult } from './ingest.js';
 import type { TenantRef } from './tenant-ref.js';
 
@@ -30,17 +32,22 @@ export interface IngestRequestOrigin {
   tenant: TenantRef;
   headers: Headers;
   now: Date;
+  /**
+   * Whether the request is a dry run: GraphQL's `dryRun` argument, or REST's `dry_run` query values
+   * (read here: a bad value is the request's rejection, reported and thrown). Absent: a real request.
+   */
+  dryRun?: boolean | null | readonly string[];
   /** What the request carries so far, for the permalink of a rejection of its headers (GraphQL's input; REST has not read its body yet). */
   body?: unknown;
 }
 
 /**
- * Opens an ingestion request of `ingestion`: reads `Service-Ingest-Source` (a bad value is the
- * request's rejection, reported and thrown).
+ * Opens an ingestion request of `ingestion`: reads `dry_run`, then `Service-Ingest-Source` (a bad
+ * value is the request's rejection, reported and thrown; a dry run's as a dry run's).
  */
-export function openIngestRequest(ingestion: Ingestion, { services, tenant, headers, now, body }: IngestRequestOrigin): IngestRequest {
+export function openIngestRequest(ingestion: Ingestion, { services, tenant, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
   const { db, sequencer, recorder, logger } = services;
-  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger };
+  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger, dryRun: false };
   const reject = (thrown: unknown, body?: unknown) => {
     const error = toAppError(thrown);
     ingestion.rejectRequest(scope, error, body);
@@ -54,6 +61,7 @@ export function openIngestRequest(ingestion: Ingestion, { services, tenant, head
       throw thrown;
     }
   };
+  scope.dryRun = Array.isArray(dryRun) ? admit(() => dryRunOf(dryRun as readonly string[]), body) : dryRun === true;
   scope.source = admit(() => ingestSourceOf(headers.get('service-ingest-source')), body);
   return { ingestion, scope, reject, admit, ingest: (records, options) => ingestion.ingest(scope, records, options) };
 }

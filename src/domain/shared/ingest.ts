@@ -4,7 +4,7 @@
  * the statement once per kind. Transports only translate: REST turns results into status codes and
  * JSON, GraphQL into results and errors; neither reports to ingest accounting itself.
  */
-import type { Database } from '../../db/database.js';
+import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
 import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
@@ -27,6 +27,11 @@ export interface IngestScope {
   now: Date;
   /** Where the cause of a record the database refused is logged (the record answers `internal`). */
   log: Pick<Logger, 'error'>;
+  /**
+   * A dry run: the same validation and statements, run in a transaction that is rolled back
+   * (`Database.rehearse`); no event is numbered and ingest accounting counts the records apart.
+   */
+  dryRun: boolean;
 }
 
 export interface IngestOptions {
@@ -102,7 +107,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   };
 
   function report(scope: IngestScope, results: readonly ReportedResult[]) {
-    reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now }, results);
+    reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now, dryRun: scope.dryRun }, results);
   }
 
   /** A valid record as a statement row, with the columns its body carried; throws when a required parent cannot be named. */
@@ -132,9 +137,9 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
     const { permalink } = row;
     const unknownFields = Object.keys(row.extra);
-    const outcome = (status: UpsertStatus, message: string): RecordResult => ({
+    const outcome = (status: UpsertStatus, message: string, phase?: Pick<UpsertOutcome, 'phase'>): RecordResult => ({
       ok: true,
-      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields },
+      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields, ...phase },
     });
     const missing = spec.parents.flatMap((parent, i) =>
       result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
@@ -153,16 +158,20 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
         : outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`);
     }
-    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`);
+    // A phased kind's written row tells the phase its status maps to (the answer shows it).
+    const phase = result.phase === undefined ? undefined : { phase: result.phase };
+    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`, phase);
   }
 
   /**
    * Ingests records in request order and reports each to ingest accounting: validation first, then
    * a few set-based statements: the n-th occurrence of a permalink goes to round n (a repeated
    * permalink is written after its earlier occurrence, as two requests in order), and within a round
-   * the rows carrying the same fields share one statement. A record the contract rejects gets its error in the
-   * results; a failure of the database itself (503/500) is reported for every record not yet
-   * written and thrown, since the request cannot be answered record by record.
+   * the rows carrying the same fields share one statement. A record the contract rejects gets its error
+   * in the results. A dry run runs the very same statements in one transaction that is rolled back
+   * (each under a savepoint, so a refused one fails alone as in autocommit) and numbers no event. A
+   * failure of the database itself (503/500) is reported for every record not yet written and thrown,
+   * since the request cannot be answered record by record.
    */
   async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
     const syncRunTime = honoursSyncRunTime ? (options.syncRunTime ?? null) : null;
@@ -204,7 +213,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
      * the refusing record stands alone: it answers `internal`, every other record is written. Any
      * other failure (an outage, a rolled-back conflict, a broken schema) concerns the request: thrown.
      */
-    async function write(group: readonly Pending[]): Promise<void> {
+    async function write(sql: Sql, group: readonly Pending[]): Promise<void> {
       const params = statement.params({
         tenantId: scope.tenant.id,
         now: scope.now,
@@ -214,7 +223,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       });
       let rows: Record<string, unknown>[];
       try {
-        rows = await scope.db.sql.query<Record<string, unknown>>(statement.text, params, statement.name);
+        rows = await sql.query<Record<string, unknown>>(statement.text, params, statement.name);
       } catch (thrown) {
         // A request of one record fails whole (500, logged with its cause by the transport), as does
         // a statement the database refuses for a reason other than the data of its rows.
@@ -225,8 +234,8 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
           return;
         }
         const half = Math.ceil(group.length / 2);
-        await write(group.slice(0, half));
-        await write(group.slice(half));
+        await write(sql, group.slice(0, half));
+        await write(sql, group.slice(half));
         return;
       }
       statement.read(rows, group.length).forEach((result, i) => {
@@ -235,8 +244,13 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       });
     }
 
+    const writeAll = async (sql: Sql) => {
+      for (const group of statements) await write(sql, group);
+    };
     try {
-      for (const group of statements) await write(group);
+      // A dry run with nothing valid to write opens no transaction.
+      if (!scope.dryRun) await writeAll(scope.db.sql);
+      else if (statements.length) await scope.db.rehearse(writeAll);
     } catch (thrown) {
       const error = toAppError(thrown);
       report(
@@ -246,7 +260,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       throw thrown;
     }
     const done = results as RecordResult[];
-    if (done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
+    if (!scope.dryRun && done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
     report(
       scope,
       records.map((input, i) => resultReport(done[i]!, input)),

@@ -7,4 +7,9 @@ export interface UpsertOutcome {
   permalink: string;
   /** Body fields the contract does not name (kept in `extra`), so typos do not go unnoticed. */
   unknownFields: string[];
+  /**
+   * Kinds with a phase (loads, load updates), when the record was written: the phase its status maps
+   * to through the tenant's status mapping (`UNMAPPED` when none; null without a status). Absent otherwise.
+   */
+  phase?: string | null;
 }

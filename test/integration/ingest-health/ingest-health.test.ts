@@ -232,6 +232,7 @@ describe('ingestHealth', () => {
       lastDay: 'NON_NULL',
       series: 'NON_NULL',
       byKind: 'NON_NULL',
+      dryRun: 'NON_NULL',
     });
     expect(Object.values(kinds(counts))).toEqual(['NON_NULL', 'NON_NULL', 'NON_NULL', 'NON_NULL']);
   });

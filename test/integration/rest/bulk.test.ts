@@ -35,9 +35,21 @@ describe('bulk routes', () => {
     ]);
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([
-      { status: 'processed', message: expect.stringContaining('created'), permalink: fresh.native_system_load_permalink, unknown_fields: [] },
+      {
+        status: 'processed',
+        message: expect.stringContaining('created'),
+        permalink: fresh.native_system_load_permalink,
+        unknown_fields: [],
+        phase: 'UNMAPPED',
+      },
       { error: { code: 'validation_failed', message: expect.any(String), details: [{ field: 'native_system_load_status', issue: expect.any(String) }] } },
-      { status: 'processed', message: expect.stringContaining('updated'), permalink: existing.native_system_load_permalink, unknown_fields: [] },
+      {
+        status: 'processed',
+        message: expect.stringContaining('updated'),
+        permalink: existing.native_system_load_permalink,
+        unknown_fields: [],
+        phase: 'UNMAPPED',
+      },
       { error: { code: 'tenant_mismatch', message: expect.any(String), details: expect.any(Array) } },
     ]);
     const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: existing.native_system_load_permalink as string } });

@@ -27,6 +27,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       message: expect.any(String),
       permalink: body.native_system_load_update_permalink,
       unknown_fields: ['tms_x'],
+      phase: 'UNMAPPED', // its status ('In Transit') has no mapping in a new tenant
     });
     const [before] = await storedUpdates(testApp, body);
     const second = await api.post(routes.load_update, { ...body, message: 'Changed', update_type: 'status_remark', tms_x: 2, tms_y: 3 });
