@@ -291,6 +291,23 @@ describe('GraphQL delete mutations share the use case', () => {
   });
 });
 
+describe('dry run', () => {
+  test('?dry_run=true and dryRun: the real answer of a load delete, its cascade rolled back, no event', async ({ api, tenant, testApp }) => {
+    const { load, leg, stop } = await seedLoadTree(api, tenant);
+    const eventsBefore = await testApp.database.db.prisma.loadEvent.count({ where: { tenantId: tenant.id } });
+    const rest = await api.post(`${deleteRoute.load}?dry_run=true`, { native_system_load_permalink: load.native_system_load_permalink });
+    expect(rest.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted\.$/), dry_run: true });
+    const gql = await gqlData(api, 'mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input, dryRun: true) { status message dryRun } }', {
+      input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
+    });
+    expect(gql.deleteLoad).toMatchObject({ status: 'PROCESSED', dryRun: true, message: expect.stringMatching(/(?<!already) deleted\.$/) });
+    expect(await storedDeletedAt(testApp, 'load', load.native_system_load_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(testApp, 'load_leg', leg.native_system_load_leg_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(testApp, 'stop', stop.native_system_stop_permalink as string)).toBeNull();
+    expect(await testApp.database.db.prisma.loadEvent.count({ where: { tenantId: tenant.id } })).toBe(eventsBefore);
+  });
+});
+
 describe('ingest accounting and the ingest source', () => {
   test('deletes are counted per kind and source like any record; a bad Service-Ingest-Source is rejected', async ({ api, tenant, testApp }) => {
     const { load } = await seedLoadTree(api, tenant);
