@@ -46,10 +46,10 @@ export class AppError extends Error {
   }
 }
 
-/** 400 validation_failed with every offending field. */
-export function validationFailed(details: FieldIssue[]): AppError {
+/** 400 validation_failed with every offending field; `hint` (a sentence with its leading space) follows the list. */
+export function validationFailed(details: FieldIssue[], hint = ''): AppError {
   const fields = details.map((d) => d.field).join(', ');
-  return new AppError('validation_failed', `The request is invalid: ${fields}.`, details);
+  return new AppError('validation_failed', `The request is invalid: ${fields}.${hint}`, details);
 }
 
 const unavailableCodes = new Set([

@@ -22,6 +22,33 @@ function el(tag, text, attributes = {}) {
   return node;
 }
 
+/** A rejection's field issues as a list (`field`: issue), or its first field when it kept no details. */
+function fieldIssues(rejection) {
+  if (!rejection.details?.length) return rejection.field;
+  const list = el('ul', null, { class: 'issues' });
+  for (const d of rejection.details) {
+    const item = el('li');
+    item.append(el('code', d.field), ` ${d.issue}`);
+    list.append(item);
+  }
+  return list;
+}
+
+/** Identifies a rejection across refreshes (a body the user opened stays open). */
+const rejectionKey = (r) => [r.at, r.source, r.kind, r.code, r.permalink].join('|');
+
+/** A rejection's body, collapsed until asked for (a disclosure; open when it was open before a refresh), marked when it was cut. */
+function rejectedBody(rejection, open) {
+  if (rejection.body === null || rejection.body === undefined) return null;
+  const key = rejectionKey(rejection);
+  const details = el('details', null, { class: 'body', 'data-key': key });
+  details.open = open.has(key);
+  details.append(el('summary', rejection.bodyTruncated ? 'Body (truncated)' : 'Body'));
+  const text = typeof rejection.body === 'string' && rejection.bodyTruncated ? rejection.body : JSON.stringify(rejection.body, null, 2);
+  details.append(el('pre', text, { tabindex: '0' }));
+  return details;
+}
+
 function row(cells) {
   const tr = document.createElement('tr');
   for (const cell of cells) {
@@ -148,7 +175,7 @@ const healthQuery = `{
     sources { source state lastReceivedAt staleAfterSeconds lastDay { processed skipped duplicate rejected }
               series(intervalMinutes: 60) { start processed skipped duplicate rejected } }
     unmappedStatusCounts { status loadCount }
-    recentRejections { code message field permalink source kind at }
+    recentRejections { code message field details { field issue } permalink body bodyTruncated source kind at }
   }
   statusMappings { status phase updatedAt }
 }`;
@@ -156,8 +183,12 @@ const healthQuery = `{
 async function loadTenantView() {
   const data = await graphql(healthQuery);
   renderSources(data.ingestHealth.sources);
-  $('rejections').tBodies[0].replaceChildren(
-    ...data.ingestHealth.recentRejections.map((r) => row([when(r.at), r.source.toLowerCase(), r.kind, r.code, r.field, r.message, r.permalink])),
+  const rejections = $('rejections').tBodies[0];
+  const open = new Set([...rejections.querySelectorAll('details.body[open]')].map((d) => d.dataset.key));
+  rejections.replaceChildren(
+    ...data.ingestHealth.recentRejections.map((r) =>
+      row([when(r.at), r.source.toLowerCase(), r.kind, r.code, fieldIssues(r), r.message, r.permalink, rejectedBody(r, open)]),
+    ),
   );
   renderStatuses(data.ingestHealth.unmappedStatusCounts, data.statusMappings);
 }

@@ -9,10 +9,12 @@ import { ingestions } from '../domain/ingestions.js';
 import { maxBatchRecords, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
 import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-request.js';
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
+import { suggestionSentence, type FieldSuggestion } from '../domain/shared/hints.js';
 import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { builder } from './builder.js';
+import { FieldIssueRef } from './field-issue.js';
 import { PhaseEnum } from './enums.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
@@ -27,6 +29,14 @@ const UpsertStatusEnum = builder.enumType('UpsertStatus', {
     SKIPPED: { value: 'skipped', description: 'The stored record changed after `syncRunTime`; it was kept unchanged (and not deleted).' },
     DUPLICATE: { value: 'duplicate', description: 'The load update was already received; nothing changed.' },
   } as const,
+});
+
+const FieldSuggestionRef = builder.objectRef<FieldSuggestion>('FieldSuggestion').implement({
+  description: "An unknown field of the input's `extra` that looks like an input field, with that field.",
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'The `extra` key as sent (one of `unknownFields`).' }),
+    didYouMean: t.exposeString('didYouMean', { description: 'The input field it most likely means (nearest by spelling or case).' }),
+  }),
 });
 
 /** A mutation's outcome with whether it was a dry run. */
@@ -47,6 +57,13 @@ const UpsertResult = builder.objectRef<UpsertAnswer>('UpsertResult').implement({
     unknownFields: t.exposeStringList('unknownFields', {
       description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none.",
     }),
+    suggestions: t.field({
+      type: [FieldSuggestionRef],
+      description:
+        'The `unknownFields` that look like an input field (`bol_numbr` for `bolNumber`), with that field; also named in `message`. Empty when none.',
+      complexity: { field: 1, multiplier: 1 },
+      resolve: (o) => o.suggestions,
+    }),
     phase: t.field({ type: PhaseEnum, nullable: true, description: phaseDescription, resolve: (o) => (o.phase ?? null) as Phase | null }),
     dryRun: t.exposeBoolean('dryRun', { description: dryRunResultDescription }),
   }),
@@ -59,14 +76,6 @@ interface BulkRecord {
   result: RecordResult;
   dryRun: boolean;
 }
-
-const FieldIssueRef = builder.objectRef<FieldIssue>('FieldIssue').implement({
-  description: 'One offending field of a rejected record, named as the input names it (camelCase).',
-  fields: (t) => ({
-    field: t.exposeString('field', { description: 'The input field (`bolNumber`, `extra.bolNumber`, …).' }),
-    issue: t.exposeString('issue', { description: 'What is wrong with it.' }),
-  }),
-});
 
 /** A record's error as data (an Error instance returned by a resolver would be raised by graphql-js). */
 interface RecordError {
@@ -111,6 +120,12 @@ const BulkRecordResult = builder.objectRef<BulkRecord>('BulkRecordResult').imple
       description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none or when the record was rejected.",
       resolve: ({ result }) => (result.ok ? result.outcome.unknownFields : []),
     }),
+    suggestions: t.field({
+      type: [FieldSuggestionRef],
+      description: 'The `unknownFields` that look like an input field, with that field; empty when none or when the record was rejected.',
+      complexity: { field: 1, multiplier: 1 },
+      resolve: ({ result }) => (result.ok ? result.outcome.suggestions : []),
+    }),
     error: t.field({
       type: BulkRecordError,
       nullable: true,
@@ -141,9 +156,17 @@ const dryRunArgDescription =
 const openIngest = (ingestion: Ingestion, ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
   openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body, dryRun });
 
-/** A record's result as GraphQL answers it: its error names the input's (camelCase) fields. */
-const inGraphql = (input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult =>
-  result.ok ? result : { ok: false, error: input.renameFields(result.error) as AppError };
+/** A record's result as GraphQL answers it: its error and its suggestions name the input's (camelCase) fields. */
+function inGraphql(input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult {
+  if (!result.ok) return { ok: false, error: input.renameFields(result.error) as AppError };
+  const { suggestions, message } = result.outcome;
+  if (!suggestions.length) return result;
+  // Suggestions name the input's fields (camelCase), in the list and in the message.
+  const renamed = suggestions.map((s) => ({ ...s, didYouMean: input.inputField(s.didYouMean) }));
+  const sentence = suggestionSentence(suggestions);
+  const text = message.endsWith(sentence) ? message.slice(0, -sentence.length) + suggestionSentence(renamed, (field) => field) : message;
+  return { ok: true, outcome: { ...result.outcome, suggestions: renamed, message: text } };
+}
 
 /** Adds the ingestion mutation of one record kind; returns its input (the bulk mutation takes a list of it). */
 function ingestMutation(ingestion: Ingestion) {

@@ -6,6 +6,9 @@
  */
 import { AppError } from '../errors.js';
 
+/** The largest page of a Relay connection (`loads`, `carriers`): `first` or `last` above it is a validation_failed (graphql/page-sizes.ts). */
+export const maxConnectionPage = 100;
+
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const invalidCursor = () =>

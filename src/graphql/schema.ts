@@ -2,6 +2,7 @@
 import type { RecordKind } from '../domain/registry.js';
 import { builder } from './builder.js';
 import { guardStringArguments } from './string-arguments.js';
+import { guardPageSizes } from './page-sizes.js';
 import '../domain/tenant/graphql.js';
 import { CarrierObject } from '../domain/carrier/graphql.js';
 import { LoadObject } from '../domain/load/graphql.js';
@@ -28,4 +29,4 @@ export const recordObjects = {
   load_update: LoadUpdateObject,
 } as const satisfies { readonly [Kind in RecordKind]: { readonly name: string } };
 
-export const schema = guardStringArguments(builder.toSchema());
+export const schema = guardPageSizes(guardStringArguments(builder.toSchema()));

@@ -139,7 +139,10 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
   function renameFields(error: unknown): unknown {
     if (!(error instanceof AppError) || !error.details) return error;
     const details = error.details.map((d) => ({ ...d, field: inputField.get(d.field) ?? d.field }));
-    return error.code === 'validation_failed' ? validationFailed(details) : new AppError(error.code, error.message, details, error.headers);
+    if (error.code !== 'validation_failed') return new AppError(error.code, error.message, details, error.headers);
+    // The message lists the fields again, renamed; a hint after the list is kept.
+    const listed = validationFailed(error.details).message;
+    return validationFailed(details, error.message.startsWith(listed) ? error.message.slice(listed.length) : '');
   }
 
   return { type, toBody, renameFields, inputField: (field: string) => inputField.get(field) ?? field };

@@ -30,6 +30,7 @@ const resultBody = (result: RecordResult) =>
         message: result.outcome.message,
         permalink: result.outcome.permalink,
         unknown_fields: result.outcome.unknownFields,
+        suggestions: result.outcome.suggestions.map((s) => ({ field: s.field, did_you_mean: s.didYouMean })),
         ...(result.outcome.phase === undefined ? {} : { phase: result.outcome.phase }),
       }
     : result.error.toBody();
@@ -70,7 +71,7 @@ function processedExample(ingestion: Ingestion, example: unknown) {
   // A phased kind's answer names the phase of the example's status in a tenant that has not mapped it yet.
   const status = spec.phase ? (example as Record<string, unknown> | undefined)?.[spec.phase.from] : undefined;
   const phase = spec.phase ? { phase: typeof status === 'string' && status.trim() ? 'UNMAPPED' : spec.phase.withoutStatus } : {};
-  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], ...phase };
+  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], suggestions: [], ...phase };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */
@@ -82,6 +83,7 @@ export function ingestRoute(ingestion: Ingestion) {
     auth: 'tenant',
     ingestion,
     tooLargeAdvice: `send one record per request, or up to ${maxBatchRecords} records (${maxBulkBodyBytes} bytes) in one request to POST ${bulkRestPath(spec)}`,
+    arrayAdvice: `this route takes one record as a JSON object: send several records to POST ${bulkRestPath(spec)} as {"records": [...]}`,
     rateLimit: { records: () => 1 },
     doc: {
       summary: spec.rest.summary,
@@ -129,6 +131,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
     ingestion,
     maxBodyBytes: maxBulkBodyBytes,
     tooLargeAdvice: `split the records over several requests (at most ${maxBatchRecords} records each)`,
+    arrayAdvice: 'wrap the records as {"records": [...]}',
     // A bulk request costs its record count (a malformed envelope, rejected whole, costs one).
     rateLimit: {
       records: (body) => (Array.isArray(body.records) ? Math.min(Math.max(body.records.length, 1), maxBatchRecords) : 1),
@@ -154,7 +157,7 @@ export function bulkIngestRoute(ingestion: Ingestion) {
       const records = ingest.admit(() => {
         if (requestIssues.length) throw validationFailed(requestIssues);
         return recordsOf(ctx.body);
-      });
+      }, ctx.body);
       const results = await ingest.ingest(records, { syncRunTime });
       return { body: { ...dryRunMark(ingest), results: results.map(resultBody) } };
     },

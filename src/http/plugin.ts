@@ -58,6 +58,8 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
     let ingest: IngestRequest | null = null;
     const now = clock.now();
     let body: Record<string, unknown> = {};
+    // Whether `body` holds what the client sent (a rejection keeps it in ingest health).
+    let bodyRead = false;
     let charge: Charge | undefined;
     let ctx: RouteContext | undefined;
     let rejection: Response | undefined;
@@ -78,7 +80,8 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       }
       if (route.method === 'POST') {
         assertJsonContentType(request);
-        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice));
+        body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice), route.arrayAdvice);
+        bodyRead = true;
       }
       if (route.rateLimit && tenant) {
         charge = await services.limits.chargeRecords(tenant, route.rateLimit.records(body));
@@ -87,7 +90,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       ctx = { ...scope, request, url, tenant, body, ingest, now };
     } catch (thrown) {
       const error = failure(thrown, scope.log);
-      ingest?.reject(error, body);
+      ingest?.reject(error, bodyRead ? body : undefined);
       rejection = errorResponse(error);
     }
     const response = ctx ? await handled(route!, ctx) : rejection!;

@@ -84,8 +84,8 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
-/** Parses a JSON object body. */
-export function parseJsonObject(text: string): Record<string, unknown> {
+/** Parses a JSON object body; a JSON array is answered with the route's `arrayAdvice` (the route or envelope it should have gone to). */
+export function parseJsonObject(text: string, arrayAdvice?: string): Record<string, unknown> {
   if (jsonDepth(text) > maxJsonDepth) {
     throw new AppError('invalid_json', `The body nests objects and arrays more than ${maxJsonDepth} levels deep.`);
   }
@@ -95,6 +95,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   } catch {
     throw new AppError('invalid_json', 'The body is not valid JSON.');
   }
+  if (Array.isArray(value) && arrayAdvice) throw new AppError('invalid_json', `The body is a JSON array; ${arrayAdvice}.`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new AppError('invalid_json', 'The body must be a JSON object.');
   }

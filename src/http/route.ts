@@ -57,6 +57,8 @@ export interface Route {
   maxBodyBytes?: number;
   /** What the 413 message tells a sender whose body is over `maxBodyBytes` (for example the bulk route to use). */
   tooLargeAdvice?: string;
+  /** What the 400 tells a sender whose body is a JSON array rather than an object (the route or envelope to use). */
+  arrayAdvice?: string;
   /**
    * Charged to the tenant's ingestion rate limit (src/limits): `records` tells what a request costs
    * (1 for a single record; a bulk envelope its record count, clamped to the route's limit). The

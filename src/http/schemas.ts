@@ -82,6 +82,20 @@ export const UpsertResponse = z
     unknown_fields: z.array(z.string()).meta({
       description: 'Body fields the contract does not name, kept verbatim in `extra` (a typo shows up here); empty when none.',
     }),
+    suggestions: z
+      .array(
+        z
+          .object({
+            field: z.string().meta({ description: 'An unknown field as sent (one of `unknown_fields`).' }),
+            did_you_mean: z.string().meta({ description: 'The contract field it most likely means: its snake_case name, or the nearest by spelling.' }),
+          })
+          .meta({ id: 'FieldSuggestion' }),
+      )
+      .meta({
+        description:
+          'The `unknown_fields` that look like a contract field (`bolNumber` or `bol_numbr` for `bol_number`), with that field; also named in `message`. Empty when none.',
+        examples: [[{ field: 'bol_numbr', did_you_mean: 'bol_number' }]],
+      }),
     phase: z
       .enum(phases as [Phase, ...Phase[]])
       .nullable()

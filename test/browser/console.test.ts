@@ -106,6 +106,12 @@ describe('the console in Chromium', () => {
     expect(await chartTotal(page, 'webhook', 'rejected')).toBe(1);
     expect(await chartTotal(page, 'pull', 'processed')).toBe(expected('PULL').processed);
     await expect(page.locator('#rejections tbody').innerText()).resolves.toContain('validation_failed');
+    // The rejection's field issues, and its body behind a disclosure.
+    const rejected = page.locator('#rejections tbody tr', { hasText: 'validation_failed' }).first();
+    await expect(rejected.locator('ul.issues').innerText()).resolves.toContain('native_system_load_permalink');
+    await expect(rejected.locator('details.body pre').isVisible()).resolves.toBe(false);
+    await rejected.locator('details.body summary').click();
+    await expect.poll(() => rejected.locator('details.body pre').innerText(), { timeout: 30_000 }).toContain('"native_system_load_id": "X"');
 
     // Look the load up: UNMAPPED, with its event.
     await page.getByLabel('Load permalink').fill(String(booked.native_system_load_permalink));
@@ -121,6 +127,8 @@ describe('the console in Chromium', () => {
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
     const stored = await api.graphql('query ($p: String!) { load(permalink: $p) { phase } }', { p: booked.native_system_load_permalink });
     expect(stored.body.data.load.phase).toBe('COVERED');
+    // The refresh after mapping kept the opened body open.
+    await expect(rejected.locator('details.body pre').isVisible()).resolves.toBe(true);
 
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-tenant.png'), fullPage: true });

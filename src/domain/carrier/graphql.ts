@@ -1,5 +1,6 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
-import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf } from '../../graphql/context.js';
 import { liveUnless } from '../load/queries.js';
 import { carrierSearchWhere } from './queries.js';
@@ -54,7 +55,9 @@ builder.queryFields((t) => ({
       args: {
         search: t.arg.string({ description: 'Case-insensitive part of the name, MC number, DOT number or SCAC.' }),
       },
-      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxConnectionPage) }),
+      maxSize: maxConnectionPage,
+      ...pageSize(maxConnectionPage),
       totalCount: (_parent, { search }, ctx) => ctx.services.db.prisma.carrier.count({ where: carrierSearchWhere(tenantOf(ctx).id, search) }),
       resolve: async (query, _root, { search }, ctx) => {
         const tenantId = tenantOf(ctx).id;

@@ -3,7 +3,7 @@
  * streams it over Server-Sent Events (Yoga's graphql-sse support), replaying after a cursor first.
  */
 import { builder } from '../../graphql/builder.js';
-import { AppError } from '../../errors.js';
+import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf } from '../../graphql/context.js';
 import { loadEventTypes, type LoadEvent, type LoadEventFilter } from './catalog.js';
 import { assertValidFilter, cursorOf, maxEventPage, parseCursor, readLoadEvents } from './service.js';
@@ -52,13 +52,9 @@ builder.queryField('loadEvents', (t) =>
       filter: t.arg({ type: LoadEventFilterInput, description: 'Narrows the events.' }),
     },
     complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxEventPage) }),
+    ...pageSize(maxEventPage),
     resolve: async (_root, { after, first, filter }, ctx) => {
       const size = first ?? 20;
-      if (size < 0 || size > maxEventPage) {
-        throw new AppError('validation_failed', `first must be between 0 and ${maxEventPage}.`, [
-          { field: 'first', issue: `must be between 0 and ${maxEventPage}` },
-        ]);
-      }
       const cursor = parseCursor(after);
       const tenantId = tenantOf(ctx).id;
       await ctx.services.sequencer.sequence(tenantId);

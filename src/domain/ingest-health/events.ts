@@ -2,7 +2,7 @@
  * What the ingestion paths report to ingest-health accounting (api-contract.md, "Ingest health"):
  * one event per ingestion request, accepted or rejected.
  */
-import { AppError, type ErrorCode } from '../../errors.js';
+import { AppError, type ErrorCode, type FieldIssue } from '../../errors.js';
 import type { RecordKind } from '../registry.js';
 import type { UpsertStatus } from '../shared/outcome.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
@@ -23,8 +23,12 @@ export interface IngestEvent {
   at: Date;
   /** A dry run's record (`?dry_run=true`, `dryRun: true`): counted apart, never as ingested traffic. */
   dryRun?: boolean;
-  /** For rejections: the error code, the first offending field and the record's permalink when known. */
-  rejection?: { code: ErrorCode; message: string; field?: string; permalink?: string };
+  /**
+   * For rejections: the error code and message, the first offending field and every field issue,
+   * the record's permalink when known, and the rejected body (the record, or the request when it was
+   * rejected whole) when it was read.
+   */
+  rejection?: { code: ErrorCode; message: string; field?: string; details?: FieldIssue[]; permalink?: string; body?: unknown };
 }
 
 /** Receives every ingestion event; must not block the request (aggregate in memory, flush later). */
@@ -53,12 +57,14 @@ export function ingestSourceOf(header: string | null): IngestSourceName {
 export interface ReportedResult {
   outcome: IngestOutcome;
   permalink?: string;
-  error?: { code: ErrorCode; message: string; details?: { field: string }[] };
+  error?: { code: ErrorCode; message: string; details?: FieldIssue[] };
+  /** The rejected body, when it was read. */
+  body?: unknown;
 }
 
 /**
  * Reports the results of one ingestion request (REST route or GraphQL mutation) to the recorder:
- * one event per record, rejections with their code, first field and permalink; a dry run's marked `dryRun`.
+ * one event per record, rejections with their code, field issues, permalink and body; a dry run's marked `dryRun`.
  */
 export function reportIngest(
   recorder: IngestRecorder,
@@ -72,7 +78,18 @@ export function reportIngest(
       ...request,
       ...(dryRun ? { dryRun: true } : {}),
       outcome: r.outcome,
-      ...(r.error ? { rejection: { code: r.error.code, message: r.error.message, field: r.error.details?.[0]?.field, permalink: r.permalink } } : {}),
+      ...(r.error
+        ? {
+            rejection: {
+              code: r.error.code,
+              message: r.error.message,
+              field: r.error.details?.[0]?.field,
+              details: r.error.details,
+              permalink: r.permalink,
+              body: r.body,
+            },
+          }
+        : {}),
     });
   }
 }

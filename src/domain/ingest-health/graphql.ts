@@ -7,7 +7,8 @@ import { tenantOf } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
 import { restPath } from '../shared/record.js';
-import { rejectionSampleSize } from './recorder.js';
+import { maxRejectedBodyChars, rejectionSampleSize } from './recorder.js';
+import { FieldIssueRef } from '../../graphql/field-issue.js';
 import {
   degradedMinimumRequests,
   readIngestHealth,
@@ -177,7 +178,25 @@ const RejectionType = builder.objectRef<RecentRejection>('Rejection').implement(
     code: t.exposeString('code', { nullable: false, description: 'The error code answered (`validation_failed`, `parent_not_found`, …).' }),
     message: t.exposeString('message', { nullable: false, description: 'The error message answered.' }),
     field: t.exposeString('field', { nullable: true, description: 'The first offending field, when the error names one.' }),
+    details: t.field({
+      type: [FieldIssueRef],
+      nullable: true,
+      description: 'Every offending field of the error answered, as REST `details` names them (snake_case); null when the error named no field.',
+      complexity: { field: 1, multiplier: 1 },
+      resolve: (r) => r.details,
+    }),
     permalink: t.exposeString('permalink', { nullable: true, description: "The record's own permalink, when the body carried one." }),
+    body: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: `The rejected body: the record (a GraphQL input as the REST body it stands for), or the whole request when it was rejected before its records were read; null when no body was read (bad JSON, wrong content type). NUL characters and lone surrogates are kept as U+FFFD. A body over ${maxRejectedBodyChars.toLocaleString('en-US')} characters of JSON text is kept as a JSON string holding its first ${maxRejectedBodyChars.toLocaleString('en-US')} characters (\`bodyTruncated\`).`,
+      resolve: (r) => r.body ?? null,
+    }),
+    bodyTruncated: t.boolean({
+      nullable: false,
+      description: "`body` is a JSON string holding the start of a larger body's JSON text.",
+      resolve: (r) => r.bodyTruncated,
+    }),
     source: t.field({ nullable: false, type: IngestSourceEnum, description: 'The ingestion path of the request.', resolve: (r) => r.source }),
     kind: t.field({ nullable: false, type: IngestRecordKindEnum, description: 'The record kind of the request.', resolve: (r) => r.kind }),
     at: t.field({ nullable: false, type: 'DateTime', description: 'When the request was received.', resolve: (r) => r.at }),

@@ -51,14 +51,55 @@ export function storableText(value: string, max: number): string {
   return chars.length > max ? chars.slice(0, max).join('') : chars.join('');
 }
 
-/** The rejection of an event as it is stored: every text within its column (see prisma/schema.prisma). */
-function storableRejection(rejection: NonNullable<IngestEvent['rejection']>): NonNullable<IngestEvent['rejection']> {
+/** Largest rejected body kept, in characters of its JSON text (16 KiB); a larger one is kept cut, as a JSON string. */
+export const maxRejectedBodyChars = 16_384;
+
+/** A JSON value whose strings and keys a jsonb column can hold (NUL and lone surrogates become U+FFFD). */
+function storableJson(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(unstorable, '\uFFFD');
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.replace(unstorable, '\uFFFD'), storableJson(inner)]));
+  }
+  return value;
+}
+
+/**
+ * A rejected body as it is stored: its JSON text when it fits in `maxRejectedBodyChars`, else the
+ * first `maxRejectedBodyChars` characters of that text as a JSON string, marked truncated.
+ */
+function storableBody(body: unknown): { json: string | null; truncated: boolean } {
+  if (body === undefined) return { json: null, truncated: false };
+  const text = JSON.stringify(storableJson(body));
+  if (text.length <= maxRejectedBodyChars) return { json: text, truncated: false };
+  return { json: JSON.stringify(storableText(text, maxRejectedBodyChars)), truncated: true };
+}
+
+/** The rejection of an event as it is stored: every text within its column, the body as jsonb text (see prisma/schema.prisma). */
+function storableRejection(rejection: NonNullable<IngestEvent['rejection']>): StoredRejection {
+  const body = storableBody(rejection.body);
   return {
     code: rejection.code,
     message: storableText(rejection.message, 1000),
     ...(rejection.field === undefined ? {} : { field: storableText(rejection.field, 200) }),
     ...(rejection.permalink === undefined ? {} : { permalink: storableText(rejection.permalink, 100) }),
+    details: rejection.details?.length
+      ? JSON.stringify(rejection.details.map((d) => ({ field: storableText(d.field, 200), issue: storableText(d.issue, 1000) })))
+      : null,
+    body: body.json,
+    bodyTruncated: body.truncated,
   };
+}
+
+/** A rejection ready for its row: texts cut to their columns, details and body as JSON text. */
+interface StoredRejection {
+  code: NonNullable<IngestEvent['rejection']>['code'];
+  message: string;
+  field?: string;
+  permalink?: string;
+  details: string | null;
+  body: string | null;
+  bodyTruncated: boolean;
 }
 
 /** A data error: the statement was refused for what a row holds (retrying it cannot help). */
@@ -67,7 +108,7 @@ function isDataError(error: unknown): boolean {
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }
 
-type Rejection = IngestEvent & { rejection: NonNullable<IngestEvent['rejection']> };
+type Rejection = Omit<IngestEvent, 'rejection'> & { rejection: StoredRejection };
 
 interface CountRow {
   tenantId: string;
@@ -158,9 +199,10 @@ WITH counts AS (
   SELECT * FROM unnest($8::uuid[], $9::text[], $10::timestamptz[]) AS s(tenant_id, source, last_received_at) ${liveTenant('s')}
   ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(ingest_sources.last_received_at, EXCLUDED.last_received_at)
 ), rejections AS (
-  INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at)
-  SELECT * FROM unnest($11::uuid[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[])
-    AS r(tenant_id, source, kind, code, field, message, permalink, received_at) ${liveTenant('r')}
+  INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at, details, body, body_truncated)
+  SELECT * FROM unnest($11::uuid[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[],
+      $19::jsonb[], $20::jsonb[], $21::boolean[])
+    AS r(tenant_id, source, kind, code, field, message, permalink, received_at, details, body, body_truncated) ${liveTenant('r')}
 )
 SELECT 1`;
 
@@ -224,6 +266,9 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
       r.map((e) => e.rejection.message),
       r.map((e) => e.rejection.permalink ?? null),
       r.map((e) => e.at),
+      r.map((e) => e.rejection.details),
+      r.map((e) => e.rejection.body),
+      r.map((e) => e.rejection.bodyTruncated),
     ]);
   }
 

@@ -8,7 +8,7 @@
  * `INGEST_FLUSH_INTERVAL_MS`) show up on their next flush.
  */
 import type { Database } from '../../db/database.js';
-import { AppError } from '../../errors.js';
+import { AppError, type FieldIssue } from '../../errors.js';
 import { recordKinds, type RecordKind } from '../registry.js';
 import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
@@ -91,7 +91,12 @@ export interface RecentRejection {
   code: string;
   message: string;
   field: string | null;
+  /** Every offending field of the error, when it named fields. */
+  details: FieldIssue[] | null;
   permalink: string | null;
+  /** The rejected body as stored (see recorder.ts `maxRejectedBodyChars`), when it was read. */
+  body: unknown;
+  bodyTruncated: boolean;
   source: IngestSourceName;
   kind: RecordKind;
   at: Date;
@@ -134,8 +139,8 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
        GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
       [tenantId, unmappedStatusLimit],
     ),
-    db.sql.query<Omit<RecentRejection, 'at'> & { received_at: Date }>(
-      `SELECT code, message, field, permalink, source, kind, received_at FROM ingest_rejections
+    db.sql.query<Omit<RecentRejection, 'at' | 'bodyTruncated'> & { received_at: Date; body_truncated: boolean }>(
+      `SELECT code, message, field, details, permalink, body, body_truncated, source, kind, received_at FROM ingest_rejections
        WHERE tenant_id = $1 ORDER BY received_at DESC, id LIMIT $2`,
       [tenantId, rejectionSampleSize],
     ),
@@ -184,7 +189,10 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
       code: r.code,
       message: r.message,
       field: r.field,
+      details: r.details,
       permalink: r.permalink,
+      body: r.body,
+      bodyTruncated: r.body_truncated,
       source: r.source,
       kind: r.kind,
       at: r.received_at,

@@ -1,8 +1,8 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { assertCursorExists, connectionWithTotalCount, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { zodInput } from '../../graphql/zod-input.js';
-import { AppError } from '../../errors.js';
 import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { countLoads, readLoadPage } from './page.js';
@@ -73,12 +73,10 @@ export const LoadObject = builder.prismaObject('Load', {
       description: 'Check calls, GPS pings and status remarks, newest first (by `occurredAt`).',
       args: { first: t.arg.int({ description: `How many (default 10, at most ${maxUpdates}).` }) },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 10, 1), maxUpdates) }),
+      ...pageSize(maxUpdates),
+      // The relation is loaded with its parent, before this field's own (guarded) resolver runs.
       query: ({ first }) => {
-        if (first != null && (first < 0 || first > maxUpdates)) {
-          throw new AppError('validation_failed', `updates(first) must be between 0 and ${maxUpdates}.`, [
-            { field: 'first', issue: `must be between 0 and ${maxUpdates}` },
-          ]);
-        }
+        if (first != null && (first < 0 || first > maxUpdates)) throw pageSizeError('first', maxUpdates, 'Load.updates');
         return { take: first ?? 10, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] };
       },
     }),
@@ -139,7 +137,9 @@ builder.queryFields((t) => ({
         filter: t.arg({ type: LoadFilterInput, description: 'Narrows the list.' }),
         orderBy: t.arg({ type: LoadOrderEnum, description: 'Order of the list (default `CREATED_DESC`).' }),
       },
-      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), 100) }),
+      complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxConnectionPage) }),
+      maxSize: maxConnectionPage,
+      ...pageSize(maxConnectionPage),
       totalCount: (_parent, { filter }, ctx) => countLoads(ctx.services.db.sql, tenantOf(ctx).id, filter),
       resolve: async (query, _root, { filter, orderBy }, ctx) => {
         const tenantId = tenantOf(ctx).id;

@@ -125,14 +125,22 @@ export const oneOf = <const T extends Record<string, string>>(values: T, importa
 export const enumDescriptionsOf = (schema: z.ZodType): Record<string, string> | undefined =>
   z.globalRegistry.get(schema)?.['x-enumDescriptions'] as Record<string, string> | undefined;
 
+/**
+ * The shape of an IANA zone name this service accepts: `UTC`, or an `Area/Location` name of one of
+ * the tz database's geographic areas (`America/Chicago`, `America/Argentina/Buenos_Aires`). Legacy
+ * names the runtime also knows (`CST`, `EST`, `EST5EDT`, `US/Central`, `Etc/GMT+6`, `GMT`) are
+ * refused: they are aliases or fixed offsets, not a facility's zone (docs/decisions/0017-page-sizes-and-hints.md).
+ */
+const zoneName = /^(?:UTC|(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific)(?:\/[A-Za-z0-9_+-]+){1,2})$/;
+
 const validZones = new Map<string, boolean>();
-/** True for an IANA time zone name the runtime knows (cached: the check builds a formatter). */
+/** True for an IANA `Area/Location` zone name (or `UTC`) the runtime knows (cached: the check builds a formatter). */
 export function isTimeZone(name: string): boolean {
   let valid = validZones.get(name);
   if (valid === undefined) {
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: name });
-      valid = name.length > 0;
+      valid = zoneName.test(name);
     } catch {
       valid = false;
     }
@@ -147,12 +155,12 @@ export const timeZone = (importance: Importance, description: string) =>
     z
       .string()
       .max(64)
-      .refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago' })
+      .refine(isTimeZone, { message: 'must be an IANA time zone name such as America/Chicago (Area/Location, or UTC; not an abbreviation such as CST)' })
       .meta({ examples: ['America/Chicago'] }),
     importance,
     description,
     {},
-    'Must be a time zone name of the IANA tz database that the service knows (such as `America/Chicago` or `UTC`); anything else is a 400 `validation_failed`.',
+    'Must be an `Area/Location` time zone name of the IANA tz database that the service knows (such as `America/Chicago`), or `UTC`, not a legacy abbreviation or alias (`CST`, `EST`, `EST5EDT`, `US/Central`, `Etc/GMT+6`); anything else is a 400 `validation_failed`.',
   );
 
 /**

@@ -15,6 +15,7 @@ import type { UpsertOutcome, UpsertStatus } from './outcome.js';
 import { tableOf, type RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
 import { createValidator, type ValidRecord } from './validate.js';
+import { createFieldHints, suggestionSentence } from './hints.js';
 
 /** Who writes, where, by which path, and when (the service clock at the start of the request). */
 export interface IngestScope {
@@ -95,6 +96,7 @@ const tombstoneMessages = {
  */
 export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
   const validate = createValidator(spec);
+  const hints = createFieldHints(spec);
   const deletes = spec.rest.action === 'delete';
   const statement = deletes ? buildDeleteStatement(tableOf(spec)) : buildUpsertStatement(tableOf(spec));
   const columnEntries = Object.entries(spec.columns);
@@ -137,9 +139,10 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
     const { permalink } = row;
     const unknownFields = Object.keys(row.extra);
+    const suggestions = unknownFields.length ? hints.suggestions(unknownFields.filter((field) => !queryParameters.includes(field))) : [];
     const outcome = (status: UpsertStatus, message: string, phase?: Pick<UpsertOutcome, 'phase'>): RecordResult => ({
       ok: true,
-      outcome: { status, message: message + hintFor(unknownFields), permalink, unknownFields, ...phase },
+      outcome: { status, message: message + hintFor(unknownFields) + suggestionSentence(suggestions), permalink, unknownFields, suggestions, ...phase },
     });
     const missing = spec.parents.flatMap((parent, i) =>
       result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
@@ -187,7 +190,9 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       }
       try {
         const checked = validate(scope.tenant, input, { syncRunTime, now: scope.now });
-        if (requestIssues.length || !checked.ok) throw validationFailed([...requestIssues, ...(checked.ok ? [] : checked.issues)]);
+        if (requestIssues.length || !checked.ok) {
+          throw validationFailed([...requestIssues, ...(checked.ok ? [] : checked.issues)], checked.ok ? '' : suggestionSentence(checked.suggestions));
+        }
         const { row, present } = toRow(scope.tenant, checked.record);
         const round = seen.get(row.permalink) ?? 0;
         seen.set(row.permalink, round + 1);
@@ -271,7 +276,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
     result.ok
       ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
-      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input) };
+      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input), body: input };
 
   return {
     spec,
@@ -282,7 +287,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
      * content type, size or JSON): one rejection, with the record's permalink when the body has one.
      */
     rejectRequest(scope: IngestScope, thrown: unknown, body?: unknown) {
-      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body) }]);
+      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body), body }]);
     },
   };
 }

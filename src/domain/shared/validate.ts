@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { hasNoNul, isWellFormed, notWellFormed, toWellFormed } from './fields.js';
+import { createFieldHints, type FieldSuggestion } from './hints.js';
 import type { RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
 
@@ -19,16 +20,30 @@ export interface ValidRecord {
   extra: Record<string, unknown>;
 }
 
-export type Validation = { ok: true; record: ValidRecord } | { ok: false; issues: FieldIssue[] };
+/** A failed validation: every offending field, and the suggestions for the body's unknown fields (named in the message). */
+export type Validation = { ok: true; record: ValidRecord } | { ok: false; issues: FieldIssue[]; suggestions: FieldSuggestion[] };
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, nullable: ReadonlySet<string>): FieldIssue {
+/** What a missing field's issue adds when the body has an unknown field that most likely means it. */
+function sentAs(suggestion: FieldSuggestion | undefined): string {
+  if (!suggestion) return '';
+  return suggestion.reason === 'snake_case'
+    ? ` (the body has ${suggestion.field}: fields are snake_case, send it as ${suggestion.didYouMean})`
+    : ` (the body has ${suggestion.field}: did you mean ${suggestion.didYouMean}?)`;
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  input: Record<string, unknown>,
+  nullable: ReadonlySet<string>,
+  meant: ReadonlyMap<string, FieldSuggestion>,
+): FieldIssue {
   const field = issue.path.map(String).join('.');
   const [key] = issue.path;
   if (issue.code !== 'custom' && issue.path.length === 1 && typeof key === 'string' && !Object.hasOwn(input, key)) {
     // Only a field that takes null may be sent as null (the record's own permalink may not).
-    return { field, issue: nullable.has(key) ? 'is required (send null when unknown)' : 'is required' };
+    return { field, issue: (nullable.has(key) ? 'is required (send null when unknown)' : 'is required') + sentAs(meant.get(key)) };
   }
   if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
     return { field, issue: `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`} or null` };
@@ -84,9 +99,10 @@ export function createValidator(spec: RecordSpec) {
   const shape = (spec.body as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
   const known = new Set(Object.keys(shape));
   const nullable = new Set(Object.keys(shape).filter((field) => shape[field]!.safeParse(null).success));
+  const hints = createFieldHints(spec);
 
   return function validateRecord(tenant: TenantRef, input: unknown, options: { syncRunTime?: Date | null; now: Date }): Validation {
-    if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }] };
+    if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }], suggestions: [] };
     const company = input.company_permalink;
     if (typeof company === 'string' && company !== tenant.slug) {
       throw new AppError('tenant_mismatch', `company_permalink "${company}" is not the tenant of this API key.`, [
@@ -95,7 +111,14 @@ export function createValidator(spec: RecordSpec) {
     }
     const issues: FieldIssue[] = [];
     const parsed = spec.body.safeParse(input);
-    if (!parsed.success) issues.push(...parsed.error.issues.map((i) => describeIssue(i, input, nullable)));
+    // fromEntries defines own properties, so even a key named `__proto__` is kept.
+    const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !known.has(key)));
+    // Suggestions are looked for here only when the body is wrong (an accepted record's come with its outcome).
+    const suggestions = parsed.success ? [] : hints.suggestions(Object.keys(extra));
+    if (!parsed.success) {
+      const meant = new Map(suggestions.map((s) => [s.didYouMean, s]));
+      issues.push(...parsed.error.issues.map((i) => describeIssue(i, input, nullable, meant)));
+    }
     for (const field of permalinks) {
       const value = input[field];
       if (typeof value !== 'string') continue;
@@ -104,10 +127,8 @@ export function createValidator(spec: RecordSpec) {
     }
     const skew = syncRunTimeIssue(options.syncRunTime, options.now);
     if (skew) issues.push(skew);
-    // fromEntries defines own properties, so even a key named `__proto__` is kept.
-    const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !known.has(key)));
     issues.push(...nulIssues(extra));
-    if (issues.length) return { ok: false, issues };
+    if (issues.length) return { ok: false, issues, suggestions: parsed.success ? hints.suggestions(Object.keys(extra)) : suggestions };
     return { ok: true, record: { body: parsed.data as Record<string, unknown>, extra } };
   };
 }

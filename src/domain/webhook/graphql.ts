@@ -3,7 +3,7 @@
  * their deliveries, and gets `forbidden` on every mutation). A thin adapter over service.ts.
  */
 import type { WebhookEndpoint } from '../../db/generated/prisma/client.js';
-import { AppError } from '../../errors.js';
+import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { builder } from '../../graphql/builder.js';
 import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestHealthType } from '../ingest-health/graphql.js';
@@ -115,12 +115,10 @@ const WebhookEndpointRef = builder.prismaObject('WebhookEndpoint', {
       description: 'Its deliveries, newest first, each with its attempts.',
       args: { first: t.arg.int({ description: `How many (default 20, at most ${maxDeliveries}).` }) },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxDeliveries) }),
+      ...pageSize(maxDeliveries),
+      // The relation is loaded with its parent, before this field's own (guarded) resolver runs.
       query: ({ first }) => {
-        if (first != null && (first < 0 || first > maxDeliveries)) {
-          throw new AppError('validation_failed', `deliveries(first) must be between 0 and ${maxDeliveries}.`, [
-            { field: 'first', issue: `must be between 0 and ${maxDeliveries}` },
-          ]);
-        }
+        if (first != null && (first < 0 || first > maxDeliveries)) throw pageSizeError('first', maxDeliveries, 'WebhookEndpoint.deliveries');
         return { take: first ?? 20, orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { id: 'desc' }] };
       },
     }),

@@ -38,7 +38,7 @@ const zones = [
   'Asia/Kathmandu',
   'Pacific/Chatham',
   'Pacific/Kiritimati',
-  'Etc/GMT+12',
+  'America/Argentina/Buenos_Aires',
   ...Intl.supportedValuesOf('timeZone').slice(0, 20),
 ];
 

@@ -27,6 +27,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       message: expect.any(String),
       permalink: body.native_system_load_update_permalink,
       unknown_fields: ['tms_x'],
+      suggestions: [],
       phase: 'UNMAPPED', // its status ('In Transit') has no mapping in a new tenant
     });
     const [before] = await storedUpdates(testApp, body);
@@ -37,6 +38,7 @@ describe('POST /api/v1/loadupdates/create', () => {
       message: expect.stringContaining('unchanged'),
       permalink: body.native_system_load_update_permalink,
       unknown_fields: ['tms_x', 'tms_y'],
+      suggestions: [],
     });
     const after = await storedUpdates(testApp, body);
     expect(after).toEqual([before]);

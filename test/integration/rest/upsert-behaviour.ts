@@ -42,6 +42,7 @@ export function describeUpsertBehaviour(o: UpsertBehaviourOptions) {
         message: expect.stringContaining('created'),
         permalink: body[o.permalinkField],
         unknown_fields: [],
+        suggestions: [],
         ...phase,
       });
       const second = await api.post(o.route, { ...body, [o.optional.field]: o.optional.value });
@@ -50,6 +51,7 @@ export function describeUpsertBehaviour(o: UpsertBehaviourOptions) {
         message: expect.stringContaining('updated'),
         permalink: body[o.permalinkField],
         unknown_fields: [],
+        suggestions: [],
         ...phase,
       });
       expect((await storedOf(testApp, body))[o.optional.column]).toEqual(o.optional.value);
@@ -117,6 +119,7 @@ export function describeUpsertBehaviour(o: UpsertBehaviourOptions) {
           message: expect.stringContaining('sync_run_time'),
           permalink: body[o.permalinkField],
           unknown_fields: ['tms_v'],
+          suggestions: [],
         });
         expect(await storedOf(testApp, body)).toEqual(before);
       });

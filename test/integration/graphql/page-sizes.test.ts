@@ -1,0 +1,68 @@
+/**
+ * One page-size rule for every paginated GraphQL field (docs/decisions/0017-page-sizes-and-hints.md):
+ * `first` (or `last`) above the field's maximum, or below 0, is a `validation_failed` naming the
+ * argument, never a silently clamped page. The fields are found by walking the schema, so a new
+ * paginated field is tested here as soon as it exists (and needs a way to reach it in `reach`).
+ */
+import { schema } from '../../../src/graphql/schema.js';
+import { paginatedFields } from '../../../src/graphql/page-sizes.js';
+import { gqlData, gqlError } from '../../factories/graphql.js';
+import { routes, seed, loadUpdateBody, seedLoadTree } from '../../factories/records.js';
+import { testWith, describe, expect } from '../../fixtures.js';
+import type { Api } from '../../helpers/app.js';
+import { createEndpoint, webhookEnv } from '../webhooks/setup.js';
+
+const test = testWith({ env: webhookEnv });
+
+/** How to reach a field of each type that has paginated fields: the query around `{ field }`. */
+const reach: Record<string, (field: string) => string> = {
+  Query: (field) => `{ ${field} }`,
+  Load: (field) => `query ($p: String!) { load(permalink: $p) { ${field} } }`,
+  WebhookEndpoint: (field) => `{ webhookEndpoints { ${field} } }`,
+};
+
+/** The selection a paginated field needs: a connection's edge cursors, or a list item's id. */
+function selection(type: string, field: string): string {
+  const named = schema.getType(type) as import('graphql').GraphQLObjectType;
+  const returned = String(named.getFields()[field]!.type).replace(/[[\]!]/g, '');
+  return returned.endsWith('Connection') ? '{ edges { cursor } }' : '{ id }';
+}
+
+/** Records every reachable paginated field has one of (a load with an update, a webhook endpoint). */
+async function seedParents(api: Api, tenant: { slug: string }) {
+  const { load } = await seedLoadTree(api, tenant);
+  await seed(api, routes.load_update, loadUpdateBody(tenant, load));
+  await createEndpoint(api, 'http://127.0.0.1:9/hook', ['load.created']);
+  return { p: load.native_system_load_permalink as string };
+}
+
+const fields = paginatedFields(schema);
+
+describe('page sizes', () => {
+  test('every paginated field declares its maximum, and every type holding one can be reached by this test', () => {
+    expect(fields.length).toBeGreaterThanOrEqual(5);
+    for (const { type } of fields) expect(Object.keys(reach), `add ${type} to reach`).toContain(type);
+  });
+
+  test('first (and last) above the maximum or below 0 is a validation_failed naming the argument, on every paginated field; the maximum itself is served', async ({
+    api,
+    tenant,
+  }) => {
+    const variables = await seedParents(api, tenant);
+    for (const { type, field, arguments: sized, max } of fields) {
+      for (const argument of sized) {
+        for (const bad of [max + 1, 10_000, -1]) {
+          const query = reach[type]!(`${field}(${argument}: ${bad}) ${selection(type, field)}`);
+          const { error } = await gqlError(api, query, type === 'Load' ? variables : undefined);
+          expect(error.extensions, `${type}.${field}(${argument}: ${bad})`).toEqual({
+            code: 'validation_failed',
+            details: [{ field: argument, issue: `must be between 0 and ${max}` }],
+          });
+          expect(error.message).toBe(`${argument} must be between 0 and ${max} (${type}.${field}).`);
+        }
+      }
+      const query = reach[type]!(`${field}(first: ${max}) ${selection(type, field)}`);
+      await gqlData(api, query, type === 'Load' ? variables : undefined);
+    }
+  });
+});
