@@ -21,6 +21,7 @@ const Env = z.object({
   WEBHOOK_POLL_INTERVAL_MS: withDefault(z.coerce.number().int().min(10).max(60_000), 1000),
   WEBHOOK_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(200), 10),
   EVENTS_RETENTION_DAYS: withDefault(z.coerce.number().positive().max(3650), 7),
+  DELETED_RETENTION_DAYS: withDefault(z.coerce.number().positive().max(3650), 30),
   EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT: withDefault(z.coerce.number().int().min(1).max(100_000), 50),
   EVENTS_MAINTENANCE_INTERVAL_MS: withDefault(z.coerce.number().int().min(1000), 30000),
   PAYLOAD_HISTORY_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 14),
@@ -95,6 +96,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
     },
     events: {
       retentionMs: e.EVENTS_RETENTION_DAYS * 86_400_000,
+      /** Deleted records (tombstones) are purged this long after their delete. */
+      deletedRetentionMs: e.DELETED_RETENTION_DAYS * 86_400_000,
       maxSubscriptionsPerTenant: e.EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT,
       maintenanceIntervalMs: e.EVENTS_MAINTENANCE_INTERVAL_MS,
     },

@@ -92,6 +92,7 @@ async function main() {
     logger,
     recorder,
     retentionMs: config.events.retentionMs,
+    deletedRetentionMs: config.events.deletedRetentionMs,
     degradedRejectionRate: config.ingest.degradedRejectionRate,
     intervalMs: config.events.maintenanceIntervalMs,
   });

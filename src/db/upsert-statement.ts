@@ -95,6 +95,8 @@ export interface UpsertInput {
 export interface RowResult {
   /** true: created; false: updated; null: nothing written (skipped, duplicate or a missing parent). */
   inserted: boolean | null;
+  /** Delete statements only: what the delete found (`deleted` now, `already_deleted`, `not_found`, or `skipped`). */
+  tombstone?: 'deleted' | 'already_deleted' | 'not_found' | 'skipped';
   /** Tables with a phase: the phase the written row's status maps to (null when nothing was written or it has none). */
   phase?: string | null;
   /** For each parent, whether it was found (null when no permalink was given). */
@@ -145,10 +147,25 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
   const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
     ', ',
   );
-  const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
+  // A deleted parent (a tombstone) is no parent: the record answers parent_not_found. The lookup
+  // takes the lock the foreign key check takes anyway (KEY SHARE: no conflict with other writers of
+  // the parent), a moment earlier: a delete of the parent (FOR UPDATE) in flight is waited for and
+  // the parent read again, so a child never lands live under a parent deleted meanwhile, and a
+  // delete waits for a child being written, whose cascade then reaches it.
+  const parentIds = spec.parents.map(
+    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL FOR KEY SHARE) AS parent_${i}`,
+  );
+  // A stop locks its leg's load first, as a leg locks its load: every writer under a load takes the
+  // load's lock before its parent's, in the order a load's delete takes them (the load, then its legs),
+  // so the two cannot wait on each other (the stop's load activity write needs the load too).
+  if (spec.parents[0]?.table === 'load_legs') {
+    parentIds.unshift(
+      `(SELECT l.id FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.tenant_id = $1::uuid AND g.permalink = i.p0 FOR KEY SHARE OF l) AS load_lock`,
+    );
+  }
   // What "changed" compares (history only): every stored value a write may replace, as one row value
-  // (compared column by column with each type's equality).
-  const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra'];
+  // (compared column by column with each type's equality); `deleted_at` too, so a revival is a change.
+  const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra', 'deleted_at'];
   const storedValues = (alias: string) => `ROW(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
   const compares = history && !appendOnly;
   if (compares) {
@@ -193,6 +210,8 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
         'extra = t.extra || EXCLUDED.extra',
         'fresh_at = EXCLUDED.fresh_at',
         'changed_at = EXCLUDED.changed_at',
+        // An upsert that is not skipped revives a deleted record (its children stay deleted).
+        'deleted_at = NULL',
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
@@ -302,11 +321,60 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
   ].join(',\n  ')}
-WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
+WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text AND t.deleted_at IS NULL
 RETURNING t.id`;
   return {
     name: `edit_${spec.name}`,
     text,
     params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
+  };
+}
+
+/**
+ * Builds the set-based delete (tombstone) of one table: any number of permalinks in one statement.
+ * Each row is locked first (`FOR UPDATE`, in permalink order), so what the statement decides is read
+ * from the row's latest committed version. A row whose freshness time is later than the caller's
+ * `sync_run_time` is `skipped`; any other row takes the delete's freshness (its `sync_run_time`, or
+ * the clock): a live row also gets `deleted_at` and `changed_at` (the clock) and answers `deleted`, a
+ * tombstone keeps them and answers `already_deleted` (so a stale upsert cannot revive it either). No
+ * row is `not_found`. The children's cascade and the `*.deleted` events are the table's triggers
+ * (migration `record_tombstones`), in the same transaction. Takes the upsert's input (its `present`
+ * columns and rows' values are unused).
+ */
+export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
+  if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
+  const text = `WITH rows AS (
+    SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
+  ),
+  locked AS (
+    SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
+    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    ORDER BY t.permalink
+    FOR UPDATE OF t
+  ),
+  written AS (
+    UPDATE ${q(spec.table)} AS t SET
+      deleted_at = COALESCE(l.deleted_at, $2::timestamptz),
+      changed_at = CASE WHEN l.deleted_at IS NULL THEN $2::timestamptz ELSE t.changed_at END,
+      fresh_at = COALESCE($4::timestamptz, $2::timestamptz)
+    FROM locked l
+    WHERE t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
+    RETURNING t.id
+  )
+  SELECT r.ord, CASE WHEN l.id IS NULL THEN 'not_found' WHEN w.id IS NULL THEN 'skipped'
+    WHEN l.deleted_at IS NULL THEN 'deleted' ELSE 'already_deleted' END AS tombstone
+  FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id`;
+  return {
+    name: `delete_${spec.name}`,
+    text,
+    params: (input) => [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime],
+    read(rows, count) {
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
+      for (const row of rows) {
+        const tombstone = row.tombstone as NonNullable<RowResult['tombstone']>;
+        results[row.ord as number] = { inserted: tombstone === 'deleted' ? false : null, parents: [], tombstone };
+      }
+      return results;
+    },
   };
 }

@@ -20,10 +20,13 @@ import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
 export const UpsertStatusEnum = builder.enumType('UpsertStatus', {
-  description: 'Record-level outcome of an upsert or create.',
+  description: 'Record-level outcome of an upsert, create or delete.',
   values: {
-    PROCESSED: { value: 'processed', description: 'The record was created or updated.' },
-    SKIPPED: { value: 'skipped', description: 'The stored record changed after `syncRunTime`; it was kept unchanged.' },
+    PROCESSED: {
+      value: 'processed',
+      description: 'The record was created or updated; for a delete: deleted, already deleted or not found (the message says which).',
+    },
+    SKIPPED: { value: 'skipped', description: 'The stored record changed after `syncRunTime`; it was kept unchanged (and not deleted).' },
     DUPLICATE: { value: 'duplicate', description: 'The load update was already received; nothing changed.' },
   } as const,
 });

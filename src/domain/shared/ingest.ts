@@ -7,7 +7,7 @@
 import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
-import { buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
+import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
 import type { RecordKind } from '../registry.js';
@@ -89,13 +89,28 @@ interface Pending {
   round: number;
 }
 
-/** Compiles the use case of one record kind. */
+/** The answers of a delete (api-contract.md E): every one `processed` but a delete older than the record (`skipped`). */
+const tombstoneMessages = {
+  deleted: 'deleted',
+  already_deleted: 'already deleted',
+  not_found: 'not found: nothing to delete',
+} as const;
+
+/**
+ * Compiles the use case of one record kind's operation: its upsert (or create), or its delete (a
+ * spec made by `deleteSpecOf`, `rest.action` `delete`): the same validation, rounds, statements,
+ * accounting and edge; only the statement and the outcome's wording differ.
+ */
 export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
   const validate = createValidator(spec);
   const hints = createFieldHints(spec);
-  const statement = buildUpsertStatement(tableOf(spec));
-  /** The same statement recording the payload history of what it settles. */
-  const recording = buildUpsertStatement(tableOf(spec), { history: true });
+  const deletes = spec.rest.action === 'delete';
+  const statement = deletes ? buildDeleteStatement(tableOf(spec)) : buildUpsertStatement(tableOf(spec));
+  /**
+   * The upsert recording the payload history of what it settles (db/payload-history.ts's `historyCte`,
+   * which a delete statement may append the same way; deletes record none yet).
+   */
+  const recording = deletes ? null : buildUpsertStatement(tableOf(spec), { history: true });
   const columnEntries = Object.entries(spec.columns);
   const honoursSyncRunTime = spec.freshness === 'sync_run_time';
   const lower = spec.label.toLowerCase();
@@ -147,6 +162,11 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     if (missing.length) {
       const fields = missing.map((m) => m.field).join(', ');
       return { ok: false, error: new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${fields}.`, missing) };
+    }
+    if (result.tombstone) {
+      return result.tombstone === 'skipped'
+        ? outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept (not deleted).`)
+        : outcome('processed', `${spec.label} ${permalink} ${tombstoneMessages[result.tombstone]}.`);
     }
     if (result.inserted === null) {
       return spec.freshness === 'append_only'
@@ -213,7 +233,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     async function write(sql: Sql, group: readonly Pending[]): Promise<void> {
       // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
       const history = scope.dryRun ? null : scope.history;
-      const chosen = history ? recording : statement;
+      const chosen = history && recording ? recording : statement;
       const params = chosen.params({
         tenantId: scope.tenant.id,
         now: scope.now,

@@ -33,6 +33,12 @@ describe('demo seed', { timeout: 180_000 }, () => {
     const res = await api.graphql(snapshot);
     expect(res.body.errors).toBeUndefined();
     const data = res.body.data;
+    // A stop dropped from a route: deleted, so only a by-permalink read with includeDeleted shows it.
+    const dropped = `S1001-dropped-${tenant.slug}`;
+    const tombstone = await api.graphql(
+      `{ live: stop(permalink: "${dropped}") { permalink } gone: stop(permalink: "${dropped}", includeDeleted: true) { deletedAt } }`,
+    );
+    expect(tombstone.body.data).toEqual({ live: null, gone: { deletedAt: expect.any(String) } });
 
     expect(data.statusMappings.map((m: { status: string; phase: string }) => [m.status, m.phase]).sort()).toEqual(demoStatuses.map(([s, p]) => [s, p]).sort());
 
