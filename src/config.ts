@@ -21,8 +21,11 @@ const Env = z.object({
   WEBHOOK_POLL_INTERVAL_MS: withDefault(z.coerce.number().int().min(10).max(60_000), 1000),
   WEBHOOK_CONCURRENCY: withDefault(z.coerce.number().int().min(1).max(200), 10),
   EVENTS_RETENTION_DAYS: withDefault(z.coerce.number().positive().max(3650), 7),
+  DELETED_RETENTION_DAYS: withDefault(z.coerce.number().positive().max(3650), 30),
   EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT: withDefault(z.coerce.number().int().min(1).max(100_000), 50),
   EVENTS_MAINTENANCE_INTERVAL_MS: withDefault(z.coerce.number().int().min(1000), 30000),
+  PAYLOAD_HISTORY_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 14),
+  PAYLOAD_HISTORY_PER_RECORD: withDefault(z.coerce.number().int().min(1).max(100), 50),
   RESPONSE_CACHE_TTL_MS: withDefault(z.coerce.number().int().min(0).max(3_600_000), 1000),
   RESPONSE_CACHE_MAX_MB: withDefault(z.coerce.number().positive().max(65_536), 64),
   HTTP_HEADERS_TIMEOUT_MS: withDefault(z.coerce.number().int().min(1000), 10000),
@@ -93,9 +96,16 @@ export function loadConfig(env: Record<string, string | undefined>) {
     },
     events: {
       retentionMs: e.EVENTS_RETENTION_DAYS * 86_400_000,
+      /** Deleted records (tombstones) are purged this long after their delete. */
+      deletedRetentionMs: e.DELETED_RETENTION_DAYS * 86_400_000,
       maxSubscriptionsPerTenant: e.EVENTS_MAX_SUBSCRIPTIONS_PER_TENANT,
       maintenanceIntervalMs: e.EVENTS_MAINTENANCE_INTERVAL_MS,
     },
+    /**
+     * The bodies of accepted writes, per record (api-contract.md E, domain/payload-history): kept for
+     * `days` whole days (0 = not recorded), at most `perRecord` per record.
+     */
+    payloadHistory: { days: e.PAYLOAD_HISTORY_DAYS, perRecord: e.PAYLOAD_HISTORY_PER_RECORD },
     /** GraphQL answers of tenant-data queries, shared until the tenant's data changes (graphql/response-cache.ts). */
     responseCache: { ttlMs: e.RESPONSE_CACHE_TTL_MS, maxBytes: Math.round(e.RESPONSE_CACHE_MAX_MB * 1_048_576) },
   });

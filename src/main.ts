@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
 import { migrateIfPending, migrateInWorker, migrationsPending } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
+import { createPayloadHistoryMaintenance } from './domain/payload-history/service.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
 import { describeSeed, seedDemoData } from './demo/seed.js';
 import { startupMessage } from './startup.js';
@@ -88,9 +89,19 @@ async function main() {
     logger,
     recorder,
     retentionMs: config.events.retentionMs,
+    deletedRetentionMs: config.events.deletedRetentionMs,
     degradedRejectionRate: config.ingest.degradedRejectionRate,
     intervalMs: config.events.maintenanceIntervalMs,
   });
+  // Creates today's and the coming days' partitions now (the server serves meanwhile), then keeps them coming.
+  const historyMaintenance = createPayloadHistoryMaintenance({
+    db,
+    clock: systemClock,
+    logger,
+    config: config.payloadHistory,
+    intervalMs: config.events.maintenanceIntervalMs,
+  });
+  void historyMaintenance.run();
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
   const server = createServer(
     {
@@ -136,6 +147,7 @@ async function main() {
     await announced.catch(() => {}); // its failure is reported by main()
     await app.webhooks.stop();
     await maintenance.close();
+    await historyMaintenance.close();
     await recorder.close();
     await app.services.limits.close();
     await db.close();

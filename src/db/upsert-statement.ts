@@ -8,6 +8,7 @@
  * Both share the keep-unless-sent rule (an absent field keeps its stored value) and the phase
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
+import { historyCte } from './payload-history.js';
 
 /** SQL type of a column, used for parameter casts. */
 export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
@@ -70,6 +71,14 @@ export interface UpsertRow {
   extra: Record<string, unknown>;
 }
 
+/** What the payload history of a statement records (a statement built with `history: true`). */
+export interface HistoryInput {
+  /** The bodies as received, in `rows` order (keys and values verbatim). */
+  bodies: readonly unknown[];
+  source: string;
+  requestId: string | null;
+}
+
 /** What one statement writes: rows with distinct permalinks that carry the same fields. */
 export interface UpsertInput {
   tenantId: string;
@@ -79,11 +88,15 @@ export interface UpsertInput {
   /** Columns the rows' bodies carried: absent fields keep their stored value on update. */
   present: readonly string[];
   rows: readonly UpsertRow[];
+  /** Required by a statement built with `history: true`, ignored otherwise. */
+  history?: HistoryInput;
 }
 
 export interface RowResult {
   /** true: created; false: updated; null: nothing written (skipped, duplicate or a missing parent). */
   inserted: boolean | null;
+  /** Delete statements only: what the delete found (`deleted` now, `already_deleted`, `not_found`, or `skipped`). */
+  tombstone?: 'deleted' | 'already_deleted' | 'not_found' | 'skipped';
   /** Tables with a phase: the phase the written row's status maps to (null when nothing was written or it has none). */
   phase?: string | null;
   /** For each parent, whether it was found (null when no permalink was given). */
@@ -113,8 +126,14 @@ function loadOrder(spec: RecordTable): string[] {
  * `INSERT … ON CONFLICT (tenant_id, permalink)` and the `sync_run_time` guard are one database step.
  * Two rows of one statement must not share a permalink (ON CONFLICT cannot touch a row twice), and
  * they share one set of present columns (the keep-unless-sent rule is per statement).
+ *
+ * With `history: true` the same statement also records each written, skipped or duplicate row's body
+ * in the payload history (db/payload-history.ts), with whether the write changed the stored record:
+ * created, or a stored value (a column, a parent, the phase, `extra`) differs from the statement's
+ * snapshot of the row before it.
  */
-export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
+export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
+  const history = options.history === true;
   const { columns } = spec;
   const appendOnly = spec.freshness === 'append_only';
   // $1 tenant, $2 now, $3 rows; guarded tables also take $4 sync_run_time and $5 present columns.
@@ -128,7 +147,30 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
   const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
     ', ',
   );
-  const parentIds = spec.parents.map((p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i}) AS parent_${i}`);
+  // A deleted parent (a tombstone) is no parent: the record answers parent_not_found. The lookup
+  // takes the lock the foreign key check takes anyway (KEY SHARE: no conflict with other writers of
+  // the parent), a moment earlier: a delete of the parent (FOR UPDATE) in flight is waited for and
+  // the parent read again, so a child never lands live under a parent deleted meanwhile, and a
+  // delete waits for a child being written, whose cascade then reaches it.
+  const parentIds = spec.parents.map(
+    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL FOR KEY SHARE) AS parent_${i}`,
+  );
+  // A stop locks its leg's load first, as a leg locks its load: every writer under a load takes the
+  // load's lock before its parent's, in the order a load's delete takes them (the load, then its legs),
+  // so the two cannot wait on each other (the stop's load activity write needs the load too).
+  if (spec.parents[0]?.table === 'load_legs') {
+    parentIds.unshift(
+      `(SELECT l.id FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.tenant_id = $1::uuid AND g.permalink = i.p0 FOR KEY SHARE OF l) AS load_lock`,
+    );
+  }
+  // What "changed" compares (history only): every stored value a write may replace, as one row value
+  // (compared column by column with each type's equality); `deleted_at` too, so a revival is a change.
+  const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra', 'deleted_at'];
+  const storedValues = (alias: string) => `ROW(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
+  const compares = history && !appendOnly;
+  if (compares) {
+    parentIds.push(`(SELECT ${storedValues('b')} FROM ${q(spec.table)} b WHERE b.tenant_id = $1::uuid AND b.permalink = i.permalink) AS before`);
+  }
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
   const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
@@ -168,6 +210,8 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
         'extra = t.extra || EXCLUDED.extra',
         'fresh_at = EXCLUDED.fresh_at',
         'changed_at = EXCLUDED.changed_at',
+        // An upsert that is not skipped revives a deleted record (its children stay deleted).
+        'deleted_at = NULL',
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
@@ -189,13 +233,35 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       .map((key) => `${key}, `)
       .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING t.permalink, (xmax = 0) AS inserted${spec.phase ? ', t.phase' : ''}
-  )
+    RETURNING t.permalink, (xmax = 0) AS inserted${spec.phase ? ', t.phase' : ''}${compares ? `, ${storedValues('t')} AS after` : ''}
+  )${history ? historyCtes() : ''}
   SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
+  /** The settled rows (written, skipped or duplicate; not those missing a parent) and their history rows. */
+  function historyCtes() {
+    const fixed = appendOnly ? 3 : 5;
+    return `,
+  settled AS (
+    SELECT r.ord, r.permalink,
+      CASE WHEN w.permalink IS NULL THEN '${appendOnly ? 'duplicate' : 'skipped'}' ELSE 'processed' END AS outcome,
+      ${compares ? 'CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR w.after IS DISTINCT FROM r.before END' : 'w.permalink IS NOT NULL'} AS changed
+    FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
+    ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
+  ),
+  ${historyCte({
+    settled: 'settled',
+    tenantId: '$1::uuid',
+    receivedAt: '$2::timestamptz',
+    kind: `'${spec.name}'`,
+    source: `$${fixed + 2}::text`,
+    requestId: `$${fixed + 3}::text`,
+    bodies: `$${fixed + 1}::json`,
+  })}`;
+  }
+
   return {
-    name: `upsert_${spec.name}`,
+    name: `upsert_${spec.name}${history ? '_history' : ''}`,
     text,
     params(input) {
       const rows = input.rows.map((row, ord) => {
@@ -210,7 +276,10 @@ export function buildUpsertStatement(spec: RecordTable): UpsertStatement {
       });
       // Both drivers serialise an array for text[]; the rows go as one JSON text.
       const fixed = [input.tenantId, input.now, JSON.stringify(rows)];
-      return appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
+      const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
+      if (!history) return all;
+      if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
+      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
     },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: spec.parents.map(() => null) }));
@@ -252,11 +321,60 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
   ].join(',\n  ')}
-WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text
+WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text AND t.deleted_at IS NULL
 RETURNING t.id`;
   return {
     name: `edit_${spec.name}`,
     text,
     params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
+  };
+}
+
+/**
+ * Builds the set-based delete (tombstone) of one table: any number of permalinks in one statement.
+ * Each row is locked first (`FOR UPDATE`, in permalink order), so what the statement decides is read
+ * from the row's latest committed version. A row whose freshness time is later than the caller's
+ * `sync_run_time` is `skipped`; any other row takes the delete's freshness (its `sync_run_time`, or
+ * the clock): a live row also gets `deleted_at` and `changed_at` (the clock) and answers `deleted`, a
+ * tombstone keeps them and answers `already_deleted` (so a stale upsert cannot revive it either). No
+ * row is `not_found`. The children's cascade and the `*.deleted` events are the table's triggers
+ * (migration `record_tombstones`), in the same transaction. Takes the upsert's input (its `present`
+ * columns and rows' values are unused).
+ */
+export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
+  if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
+  const text = `WITH rows AS (
+    SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
+  ),
+  locked AS (
+    SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
+    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    ORDER BY t.permalink
+    FOR UPDATE OF t
+  ),
+  written AS (
+    UPDATE ${q(spec.table)} AS t SET
+      deleted_at = COALESCE(l.deleted_at, $2::timestamptz),
+      changed_at = CASE WHEN l.deleted_at IS NULL THEN $2::timestamptz ELSE t.changed_at END,
+      fresh_at = COALESCE($4::timestamptz, $2::timestamptz)
+    FROM locked l
+    WHERE t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
+    RETURNING t.id
+  )
+  SELECT r.ord, CASE WHEN l.id IS NULL THEN 'not_found' WHEN w.id IS NULL THEN 'skipped'
+    WHEN l.deleted_at IS NULL THEN 'deleted' ELSE 'already_deleted' END AS tombstone
+  FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id`;
+  return {
+    name: `delete_${spec.name}`,
+    text,
+    params: (input) => [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime],
+    read(rows, count) {
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
+      for (const row of rows) {
+        const tombstone = row.tombstone as NonNullable<RowResult['tombstone']>;
+        results[row.ord as number] = { inserted: tombstone === 'deleted' ? false : null, parents: [], tombstone };
+      }
+      return results;
+    },
   };
 }

@@ -6,6 +6,7 @@
  * GPS pings and check calls. Idempotent: a second run answers skipped/duplicate, never an error.
  */
 import { recordSpecOf } from '../domain/registry.js';
+import { deleteSpecOf } from '../domain/shared/delete.js';
 import { restPath } from '../domain/shared/record.js';
 
 /** Sends one request to the service (global `fetch` against a URL, or `app.fetch` in-process). */
@@ -96,6 +97,22 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
     const carrier = carriers[i % carriers.length]!;
     const pickup = new Date(now.getTime() + pickupIn * 3_600_000);
     const at = (h: number) => hours(pickup, h);
+    // A load with a payload history of more than one body (docs/guides/payload-history.md): the
+    // in-transit load was first posted as dispatched, then its status changed.
+    if (status === 'In Transit') {
+      requests.push({
+        path: restPath(recordSpecOf.load),
+        source: 'pull',
+        body: {
+          native_system_load_permalink: p(load),
+          native_system_load_id: load,
+          native_system_load_status: 'Dispatched',
+          native_system_customer_reference_number: `CR-${n}`,
+          bol_number: `BOL-${n}`,
+          po_number: `PO-${n}`,
+        },
+      });
+    }
     requests.push({
       path: restPath(recordSpecOf.load),
       source: 'pull',
@@ -152,6 +169,27 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
         },
       });
     });
+    if (i === 0) {
+      // A stop the TMS dropped from the route: posted, then deleted (GraphQL shows it only with
+      // `stop(permalink:, includeDeleted: true)`).
+      const dropped = { native_system_stop_permalink: p(`S${n}-dropped`) };
+      requests.push({
+        path: restPath(recordSpecOf.stop),
+        source: 'pull',
+        body: {
+          ...dropped,
+          native_system_stop_id: `S${n}-dropped`,
+          native_system_load_leg_permalink: p(leg),
+          stop_sequence: 3,
+          stop_type: 'delivery',
+          location_name: 'Cancelled drop',
+          city: 'Springfield',
+          state: 'IL',
+          country: 'US',
+        },
+      });
+      requests.push({ path: restPath(deleteSpecOf(recordSpecOf.stop)), source: 'pull', body: dropped });
+    }
     if (stage >= 2) {
       const [, , fromLat, fromLng] = lane.from;
       const [, , toLat, toLng] = lane.to;

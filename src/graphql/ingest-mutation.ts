@@ -19,11 +19,14 @@ import { PhaseEnum } from './enums.js';
 import { writableTenantOf, type RequestContext } from './context.js';
 import { zodInput } from './zod-input.js';
 
-const UpsertStatusEnum = builder.enumType('UpsertStatus', {
-  description: 'Record-level outcome of an upsert or create.',
+export const UpsertStatusEnum = builder.enumType('UpsertStatus', {
+  description: 'Record-level outcome of an upsert, create or delete.',
   values: {
-    PROCESSED: { value: 'processed', description: 'The record was created or updated.' },
-    SKIPPED: { value: 'skipped', description: 'The stored record changed after `syncRunTime`; it was kept unchanged.' },
+    PROCESSED: {
+      value: 'processed',
+      description: 'The record was created or updated; for a delete: deleted, already deleted or not found (the message says which).',
+    },
+    SKIPPED: { value: 'skipped', description: 'The stored record changed after `syncRunTime`; it was kept unchanged (and not deleted).' },
     DUPLICATE: { value: 'duplicate', description: 'The load update was already received; nothing changed.' },
   } as const,
 });
@@ -151,7 +154,15 @@ const dryRunArgDescription =
 
 /** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument. */
 const openIngest = (ingestion: Ingestion, ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
-  openIngestRequest(ingestion, { services: ctx.services, tenant: writableTenantOf(ctx), headers: ctx.request.headers, now: ctx.now, body, dryRun });
+  openIngestRequest(ingestion, {
+    services: ctx.services,
+    tenant: writableTenantOf(ctx),
+    requestId: ctx.requestId,
+    headers: ctx.request.headers,
+    now: ctx.now,
+    body,
+    dryRun,
+  });
 
 /** A record's result as GraphQL answers it: its error and its suggestions name the input's (camelCase) fields. */
 function inGraphql(input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult {

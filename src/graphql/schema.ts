@@ -14,6 +14,7 @@ import '../domain/status-mapping/graphql.js';
 import '../domain/ingest-health/graphql.js';
 import '../domain/webhook/graphql.js';
 import '../domain/events/graphql.js';
+import '../domain/payload-history/graphql.js';
 import './ingest-mutation.js';
 
 /**

@@ -62,15 +62,16 @@ function syncOptions(ingestion: Ingestion, url: URL) {
   return { syncRunTime: sync.value, requestIssues: sync.issue ? [sync.issue] : [] };
 }
 
-/** The answer to a record example posted once: processed (created). */
+/** The answer to a record example posted once: processed (created, or deleted). */
 function processedExample(ingestion: Ingestion, example: unknown) {
   const { spec } = ingestion;
   const value = (example as Record<string, unknown> | undefined)?.[spec.permalinkField];
   const permalink = typeof value === 'string' ? value : '';
+  const done = spec.rest.action === 'delete' ? 'deleted' : 'processed (created)';
   // A phased kind's answer names the phase of the example's status in a tenant that has not mapped it yet.
   const status = spec.phase ? (example as Record<string, unknown> | undefined)?.[spec.phase.from] : undefined;
   const phase = spec.phase ? { phase: typeof status === 'string' && status.trim() ? 'UNMAPPED' : spec.phase.withoutStatus } : {};
-  return { status: 'processed', message: `${spec.label} ${permalink} processed (created).`, permalink, unknown_fields: [], suggestions: [], ...phase };
+  return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], suggestions: [], ...phase };
 }
 
 /** `POST /api/v1/<collection>/<action>` of one record kind. */

@@ -9,6 +9,7 @@ import { isTenantModel } from '../../src/db/json-tree.js';
 import { loadEventTypes } from '../../src/domain/events/catalog.js';
 import { treeTables } from '../../src/domain/load/tree.js';
 import { recordKinds, recordSpecs } from '../../src/domain/registry.js';
+import { deleteSpecOf, isDeletable } from '../../src/domain/shared/delete.js';
 import { bulkMutationName, bulkRestPath, restPath } from '../../src/domain/shared/record.js';
 import { cacheableRootFields } from '../../src/graphql/response-cache.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
@@ -78,6 +79,24 @@ describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('record kin
     expect(Object.keys(fullBodies), `test/factories/records.ts fullBodies: no ${kind}`).toContain(kind);
   });
 });
+
+describe.each(recordSpecs.filter(isDeletable).map((spec) => [spec.kind, spec] as const))(
+  'record kind %s has its delete operation (domain/shared/delete.ts)',
+  (kind, spec) => {
+    test('REST routes, GraphQL mutations and its tombstone event', () => {
+      const deletes = deleteSpecOf(spec);
+      const paths = restRoutes.map((route) => route.path);
+      expect(paths, `routes.ts: no delete route for ${kind}`).toContain(restPath(deletes));
+      expect(paths, `routes.ts: no bulk delete route for ${kind}`).toContain(bulkRestPath(deletes));
+      expect(mutationFields[deletes.graphql.mutation], `graphql/ingest-mutation.ts: no mutation ${deletes.graphql.mutation}`).toBeDefined();
+      expect(mutationFields[bulkMutationName(deletes)], `graphql/ingest-mutation.ts: no mutation ${bulkMutationName(deletes)}`).toBeDefined();
+      expect(
+        spec.changeEvents.filter((type) => type.endsWith('.deleted')),
+        `domain/${kind}/schema.ts: a deletable kind declares its <kind>.deleted event`,
+      ).toHaveLength(1);
+    });
+  },
+);
 
 test('the catalog holds the kinds’ events and ingest health’s, nothing else', () => {
   expect(loadEventTypes).toEqual([...recordSpecs.flatMap((spec) => spec.changeEvents), 'ingest_health.state_changed']);

@@ -2,6 +2,7 @@ import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf } from '../../graphql/context.js';
+import { liveUnless } from '../load/queries.js';
 import { carrierSearchWhere } from './queries.js';
 import { carrierRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
@@ -23,6 +24,11 @@ export const CarrierObject = builder.prismaObject('Carrier', {
     phone: t.exposeString('phone', { nullable: true, description: describe('phone') }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
+    deletedAt: t.expose('deletedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the TMS deleted the carrier (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted carrier.',
+    }),
   }),
 });
 
@@ -30,10 +36,16 @@ builder.queryFields((t) => ({
   carrier: t.prismaField({
     type: 'Carrier',
     nullable: true,
-    description: "The carrier with this permalink in the caller's tenant, or null.",
-    args: { permalink: t.arg.string({ required: true, description: '`native_system_carrier_permalink`.' }) },
-    resolve: (query, _root, { permalink }, ctx) =>
-      ctx.services.db.prisma.carrier.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+    description: "The carrier with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
+    args: {
+      permalink: t.arg.string({ required: true, description: '`native_system_carrier_permalink`.' }),
+      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
+    },
+    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
+      ctx.services.db.prisma.carrier.findUnique({
+        ...query,
+        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
+      }),
   }),
   carriers: t.prismaConnection(
     {

@@ -3,11 +3,11 @@ import type { Prisma } from '../../db/generated/prisma/client.js';
 
 /**
  * The tenant's carriers, narrowed by `search`: a case-insensitive substring of the name, MC number,
- * DOT number or SCAC. A blank search matches every carrier.
+ * DOT number or SCAC. A blank search matches every carrier. Deleted carriers are left out.
  */
 export function carrierSearchWhere(tenantId: string, search?: string | null): Prisma.CarrierWhereInput {
   const term = search?.trim();
-  if (!term) return { tenantId };
+  if (!term) return { tenantId, deletedAt: null };
   const contains = { contains: term, mode: 'insensitive' } as const;
-  return { tenantId, OR: [{ name: contains }, { mcNumber: contains }, { dotNumber: contains }, { scac: contains }] };
+  return { tenantId, deletedAt: null, OR: [{ name: contains }, { mcNumber: contains }, { dotNumber: contains }, { scac: contains }] };
 }

@@ -27,7 +27,7 @@ export const carrierRecord = defineRecord({
   label: 'Carrier',
   table: 'carriers',
   model: 'Carrier',
-  changeEvents: [],
+  changeEvents: ['carrier.deleted'],
   body: CarrierUpsert,
   permalinkField: 'native_system_carrier_permalink',
   freshness: 'none',

@@ -1,14 +1,15 @@
 /**
  * Background upkeep of the change events, run by every instance on an interval (idempotent, so
  * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events,
- * every tenant's events left unnumbered are numbered (sequencer.ts), and events older than the
- * retention are deleted.
+ * every tenant's events left unnumbered are numbered (sequencer.ts), events older than the
+ * retention are deleted, and so are tombstones older than theirs (`shared/tombstones.ts`).
  */
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { IngestRecorder } from '../ingest-health/events.js';
 import type { EventSequencer } from './sequencer.js';
+import { purgeTombstones } from '../shared/tombstones.js';
 import { recordIngestHealthStates } from './ingest-health.js';
 import { pruneLoadEvents } from './service.js';
 
@@ -19,12 +20,24 @@ export interface EventMaintenanceOptions {
   logger: Logger;
   recorder: IngestRecorder;
   retentionMs: number;
+  /** Tombstones older than this are purged with what hangs under them (`DELETED_RETENTION_DAYS`); absent: kept. */
+  deletedRetentionMs?: number;
   degradedRejectionRate: number;
   /** 0 disables the timer (tests run it by hand). */
   intervalMs: number;
 }
 
-export function createEventMaintenance({ db, sequencer, clock, logger, recorder, retentionMs, degradedRejectionRate, intervalMs }: EventMaintenanceOptions) {
+export function createEventMaintenance({
+  db,
+  sequencer,
+  clock,
+  logger,
+  recorder,
+  retentionMs,
+  deletedRetentionMs,
+  degradedRejectionRate,
+  intervalMs,
+}: EventMaintenanceOptions) {
   let running: Promise<void> | null = null;
 
   async function runOnce(): Promise<void> {
@@ -34,7 +47,8 @@ export function createEventMaintenance({ db, sequencer, clock, logger, recorder,
     const changed = await recordIngestHealthStates({ db, now, degradedRejectionRate });
     const numbered = await sequencer.sweep();
     const pruned = await pruneLoadEvents(db, new Date(now.getTime() - retentionMs));
-    if (changed || numbered || pruned) logger.debug({ changed, numbered, pruned }, 'event maintenance');
+    const purged = deletedRetentionMs === undefined ? 0 : await purgeTombstones(db, new Date(now.getTime() - deletedRetentionMs));
+    if (changed || numbered || pruned || purged) logger.debug({ changed, numbered, pruned, purged }, 'event maintenance');
   }
 
   const run = () => {

@@ -79,6 +79,13 @@ export function createEventSequencer({ db, logger, onCommitted }: EventSequencer
         logger.warn({ err: error, tenantId }, 'numbering change events failed; the next event maintenance pass numbers them'),
       );
     },
+    /**
+     * After a write of the tenant that records no change event but changes what GraphQL answers (the
+     * payload history of a skipped or duplicate write): only `onCommitted` (no pass, no round trip).
+     */
+    touched(tenantId: string): void {
+      onCommitted?.(tenantId);
+    },
     /** Numbers every tenant's leftovers; returns how many tenants had some. */
     async sweep(): Promise<number> {
       const tenants = await db.sql.query<{ id: string }>(

@@ -135,7 +135,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
     ),
     db.sql.query<{ status: string; load_count: unknown }>(
       `SELECT min(btrim(status)) AS status, count(*)::int8 AS load_count
-       FROM loads WHERE tenant_id = $1 AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
+       FROM loads WHERE tenant_id = $1 AND deleted_at IS NULL AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
        GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
       [tenantId, unmappedStatusLimit],
     ),

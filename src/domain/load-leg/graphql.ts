@@ -1,5 +1,7 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { tenantOf } from '../../graphql/context.js';
+import { CarrierObject } from '../carrier/graphql.js';
+import { liveOnly, liveUnless } from '../load/queries.js';
 import { loadLegRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -14,7 +16,13 @@ export const LoadLegObject = builder.prismaObject('LoadLeg', {
     tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
     sequence: t.exposeInt('sequence', { nullable: true, description: describe('sequence') }),
     load: t.relation('load', { description: 'The load this leg belongs to.' }),
-    carrier: t.relation('carrier', { nullable: true, description: 'The assigned carrier.' }),
+    carrier: t.field({
+      type: CarrierObject,
+      nullable: true,
+      description: 'The assigned carrier; null when none is assigned or while the carrier is deleted.',
+      select: (_args, _ctx, nestedSelection) => ({ carrier: nestedSelection(true) }),
+      resolve: (leg) => (leg.carrier && !leg.carrier.deletedAt ? leg.carrier : null),
+    }),
     loadUniqueKey: t.exposeString('loadUniqueKey', { nullable: true, description: `${describe('loadUniqueKey')} The link is \`Load.tmsUrl\`.` }),
     driverName: t.exposeString('driverName', { nullable: true, description: describe('driverName') }),
     driverPhone: t.exposeString('driverPhone', { nullable: true, description: describe('driverPhone') }),
@@ -28,12 +36,17 @@ export const LoadLegObject = builder.prismaObject('LoadLeg', {
     pickupReferenceNumber: t.exposeString('pickupReferenceNumber', { nullable: true, description: describe('pickupReferenceNumber') }),
     status: t.exposeString('status', { nullable: true, description: describe('status') }),
     stops: t.relation('stops', {
-      description: 'Stops of the leg, by sequence.',
+      description: 'Stops of the leg, by sequence (deleted stops left out).',
       complexity: { field: 1, multiplier: 4 }, // a leg has a pickup, a delivery and a few stops between
-      query: { orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] },
+      query: { where: liveOnly, orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] },
     }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
+    deletedAt: t.expose('deletedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the TMS deleted the leg (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted leg.',
+    }),
   }),
 });
 
@@ -41,9 +54,15 @@ builder.queryField('loadLeg', (t) =>
   t.prismaField({
     type: 'LoadLeg',
     nullable: true,
-    description: "The leg with this permalink in the caller's tenant, or null.",
-    args: { permalink: t.arg.string({ required: true, description: '`native_system_load_leg_permalink`.' }) },
-    resolve: (query, _root, { permalink }, ctx) =>
-      ctx.services.db.prisma.loadLeg.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+    description: "The leg with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
+    args: {
+      permalink: t.arg.string({ required: true, description: '`native_system_load_leg_permalink`.' }),
+      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
+    },
+    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
+      ctx.services.db.prisma.loadLeg.findUnique({
+        ...query,
+        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
+      }),
   }),
 );

@@ -51,7 +51,7 @@ export const loadLegRecord = defineRecord({
   label: 'Load leg',
   table: 'load_legs',
   model: 'LoadLeg',
-  changeEvents: ['leg.changed'],
+  changeEvents: ['leg.changed', 'leg.deleted'],
   body: LoadLegUpsert,
   permalinkField: 'native_system_load_leg_permalink',
   freshness: 'sync_run_time',

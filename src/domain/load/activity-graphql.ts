@@ -6,7 +6,7 @@
 import { builder } from '../../graphql/builder.js';
 import { LoadUpdateObject } from '../load-update/graphql.js';
 import { StopObject } from '../stop/graphql.js';
-import { legOrder, stopOrder, updateOrder } from './queries.js';
+import { legOrder, liveOnly, stopOrder, updateOrder } from './queries.js';
 
 interface Location {
   latitude: number;
@@ -56,8 +56,8 @@ builder.prismaObjectFields('Load', (t) => ({
   nextStop: t.field({
     type: StopObject,
     nullable: true,
-    description: 'The first stop (by leg sequence, then stop sequence) without `departedAt`, or null.',
-    select: { legs: { orderBy: legOrder, select: { stops: { where: { departedAt: null }, orderBy: stopOrder, take: 1 } } } },
+    description: 'The first stop (by leg sequence, then stop sequence) without `departedAt`, or null (deleted legs and stops left out).',
+    select: { legs: { where: liveOnly, orderBy: legOrder, select: { stops: { where: { ...liveOnly, departedAt: null }, orderBy: stopOrder, take: 1 } } } },
     resolve: (load) => load.legs.find((leg) => leg.stops.length)?.stops[0] ?? null,
   }),
 }));

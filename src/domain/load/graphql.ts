@@ -6,7 +6,7 @@ import { zodInput } from '../../graphql/zod-input.js';
 import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { countLoads, readLoadPage } from './page.js';
-import { legOrder, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
+import { legOrder, liveOnly, liveUnless, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
 import { loadRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -53,16 +53,21 @@ export const LoadObject = builder.prismaObject('Load', {
       description:
         '"View in TMS" link: the tenant\'s URL template with `{key}` replaced by the `native_system_load_unique_key` of the load\'s first leg (by sequence) that has one; null without a template or a key.',
       // Same arguments as the `legs` field, so both share one query when selected together.
-      select: { legs: { select: { loadUniqueKey: true }, orderBy: legOrder } },
+      select: { legs: { select: { loadUniqueKey: true }, where: liveOnly, orderBy: legOrder } },
       resolve: (load, _args, ctx) => tmsUrlOf(tenantOf(ctx).tmsUrlTemplate, load.legs),
     }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write (what `LoadFilter.changedSince` compares).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service first stored the load.' }),
+    deletedAt: t.expose('deletedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the TMS deleted the load (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted load.',
+    }),
     legs: t.relation('legs', {
-      description: 'Legs of the load, by sequence.',
+      description: 'Legs of the load, by sequence (deleted legs left out).',
       complexity: { field: 1, multiplier: 3 }, // a load has one to a few legs
-      query: { orderBy: legOrder },
+      query: { where: liveOnly, orderBy: legOrder },
     }),
     updates: t.relation('updates', {
       description: 'Check calls, GPS pings and status remarks, newest first (by `occurredAt`).',
@@ -112,10 +117,16 @@ builder.queryFields((t) => ({
   load: t.prismaField({
     type: 'Load',
     nullable: true,
-    description: "The load with this permalink in the caller's tenant, or null.",
-    args: { permalink: t.arg.string({ required: true, description: '`native_system_load_permalink`.' }) },
-    resolve: (query, _root, { permalink }, ctx) =>
-      ctx.services.db.prisma.load.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+    description: "The load with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
+    args: {
+      permalink: t.arg.string({ required: true, description: '`native_system_load_permalink`.' }),
+      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
+    },
+    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
+      ctx.services.db.prisma.load.findUnique({
+        ...query,
+        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
+      }),
   }),
   loads: t.prismaConnection(
     {

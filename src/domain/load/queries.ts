@@ -33,19 +33,19 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
  * - `activitySince`: the load or any of its legs, stops and updates written at or after that instant;
  * - `carrier`: a carrier permalink assigned to any of its legs;
  * - `city`: any of its stops' city, compared case-insensitively (equality on the lower-cased `cityKey`).
- * Blank strings are ignored.
+ * Blank strings are ignored. Deleted records (tombstones) never match: not the load, not its legs or stops.
  */
 export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | undefined): Prisma.LoadWhereInput {
-  const and: Prisma.LoadWhereInput[] = [{ tenantId }];
+  const and: Prisma.LoadWhereInput[] = [{ tenantId }, liveOnly];
   if (filter?.phase) and.push({ phase: { in: filter.phase } });
   const status = filter?.status?.trim();
   if (status) and.push({ status: { equals: status, mode: 'insensitive' } });
   if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
   if (filter?.activitySince) and.push({ lastActivityAt: { gte: filter.activitySince } });
   const carrier = filter?.carrier?.trim();
-  if (carrier) and.push({ legs: { some: { carrier: { is: { tenantId, permalink: carrier } } } } });
+  if (carrier) and.push({ legs: { some: { ...liveOnly, carrier: { is: { tenantId, permalink: carrier, ...liveOnly } } } } });
   const city = filter?.city?.trim();
-  if (city) and.push({ legs: { some: { stops: { some: { cityKey: city.toLowerCase() } } } } });
+  if (city) and.push({ legs: { some: { ...liveOnly, stops: { some: { ...liveOnly, cityKey: city.toLowerCase() } } } } });
   const term = filter?.search?.trim();
   if (term) {
     const contains = { contains: term, mode: 'insensitive' } as const;
@@ -57,7 +57,8 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
         {
           legs: {
             some: {
-              OR: [{ referenceNumber: contains }, { pickupReferenceNumber: contains }, { stops: { some: { referenceNumber: contains } } }],
+              ...liveOnly,
+              OR: [{ referenceNumber: contains }, { pickupReferenceNumber: contains }, { stops: { some: { ...liveOnly, referenceNumber: contains } } }],
             },
           },
         },
@@ -66,6 +67,12 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   }
   return and.length === 1 ? and[0]! : { AND: and };
 }
+
+/** Only live records: a tombstone (`deletedAt` set) is left out of every GraphQL read (api-contract.md E). */
+export const liveOnly = { deletedAt: null };
+
+/** `liveOnly` unless a by-permalink read asks for tombstones too (`includeDeleted: true`). */
+export const liveUnless = (includeDeleted: boolean | null | undefined) => (includeDeleted ? {} : liveOnly);
 
 /** Legs in load order: by sequence, legs without one last. */
 export const legOrder = [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] satisfies Prisma.LoadLegOrderByWithRelationInput[];

@@ -32,7 +32,7 @@ export const loadRecord = defineRecord({
   label: 'Load',
   table: 'loads',
   model: 'Load',
-  changeEvents: ['load.created', 'load.changed', 'load.phase_changed'],
+  changeEvents: ['load.created', 'load.changed', 'load.phase_changed', 'load.deleted'],
   body: LoadUpsert,
   permalinkField: 'native_system_load_permalink',
   freshness: 'sync_run_time',

@@ -28,8 +28,10 @@ export interface IngestRequest {
 
 /** What a transport knows of a request when it opens it: the services, the authenticated tenant, its headers and the service clock. */
 export interface IngestRequestOrigin {
-  services: Pick<IngestScope, 'db' | 'sequencer' | 'recorder'> & { logger: IngestScope['log'] };
+  services: Pick<IngestScope, 'db' | 'sequencer' | 'recorder'> & { logger: IngestScope['log']; config: { payloadHistory: { days: number } } };
   tenant: TenantRef;
+  /** The request's id, as answered in `X-Request-Id` (kept with the payload history of its writes). */
+  requestId: string;
   headers: Headers;
   now: Date;
   /**
@@ -45,9 +47,10 @@ export interface IngestRequestOrigin {
  * Opens an ingestion request of `ingestion`: reads `dry_run`, then `Service-Ingest-Source` (a bad
  * value is the request's rejection, reported and thrown; a dry run's as a dry run's).
  */
-export function openIngestRequest(ingestion: Ingestion, { services, tenant, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
-  const { db, sequencer, recorder, logger } = services;
-  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger, dryRun: false };
+export function openIngestRequest(ingestion: Ingestion, { services, tenant, requestId, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
+  const { db, sequencer, recorder, logger, config } = services;
+  const history = config.payloadHistory.days > 0 ? { requestId } : null;
+  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger, history, dryRun: false };
   const reject = (thrown: unknown, body?: unknown) => {
     const error = toAppError(thrown);
     ingestion.rejectRequest(scope, error, body);

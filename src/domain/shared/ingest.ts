@@ -7,7 +7,7 @@
 import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
-import { buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
+import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
 import type { RecordKind } from '../registry.js';
@@ -21,13 +21,18 @@ import { createFieldHints, suggestionSentence } from './hints.js';
 export interface IngestScope {
   db: Database;
   /** Numbers the change events of what was written, before the results are answered. */
-  sequencer: Pick<EventSequencer, 'committed'>;
+  sequencer: Pick<EventSequencer, 'committed' | 'touched'>;
   recorder: IngestRecorder;
   tenant: TenantRef;
   source: IngestSourceName;
   now: Date;
   /** Where the cause of a record the database refused is logged (the record answers `internal`). */
   log: Pick<Logger, 'error'>;
+  /**
+   * The payload history of the request's writes (api-contract.md E): recorded in the write's own
+   * statement with the request's id (its `X-Request-Id`); null when payload history is off.
+   */
+  history: { requestId: string } | null;
   /**
    * A dry run: the same validation and statements, run in a transaction that is rolled back
    * (`Database.rehearse`); no event is numbered and ingest accounting counts the records apart.
@@ -77,16 +82,35 @@ export const maxBulkBodyBytes = 5 * 1024 * 1024;
 /** A valid record waiting for its statement: its place in the request and its round (occurrence of its permalink). */
 interface Pending {
   index: number;
+  /** The record as received (its body for the payload history). */
+  input: unknown;
   row: UpsertRow;
   present: string[];
   round: number;
 }
 
-/** Compiles the use case of one record kind. */
+/** The answers of a delete (api-contract.md E): every one `processed` but a delete older than the record (`skipped`). */
+const tombstoneMessages = {
+  deleted: 'deleted',
+  already_deleted: 'already deleted',
+  not_found: 'not found: nothing to delete',
+} as const;
+
+/**
+ * Compiles the use case of one record kind's operation: its upsert (or create), or its delete (a
+ * spec made by `deleteSpecOf`, `rest.action` `delete`): the same validation, rounds, statements,
+ * accounting and edge; only the statement and the outcome's wording differ.
+ */
 export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
   const validate = createValidator(spec);
   const hints = createFieldHints(spec);
-  const statement = buildUpsertStatement(tableOf(spec));
+  const deletes = spec.rest.action === 'delete';
+  const statement = deletes ? buildDeleteStatement(tableOf(spec)) : buildUpsertStatement(tableOf(spec));
+  /**
+   * The upsert recording the payload history of what it settles (db/payload-history.ts's `historyCte`,
+   * which a delete statement may append the same way; deletes record none yet).
+   */
+  const recording = deletes ? null : buildUpsertStatement(tableOf(spec), { history: true });
   const columnEntries = Object.entries(spec.columns);
   const honoursSyncRunTime = spec.freshness === 'sync_run_time';
   const lower = spec.label.toLowerCase();
@@ -139,6 +163,11 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       const fields = missing.map((m) => m.field).join(', ');
       return { ok: false, error: new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${fields}.`, missing) };
     }
+    if (result.tombstone) {
+      return result.tombstone === 'skipped'
+        ? outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept (not deleted).`)
+        : outcome('processed', `${spec.label} ${permalink} ${tombstoneMessages[result.tombstone]}.`);
+    }
     if (result.inserted === null) {
       return spec.freshness === 'append_only'
         ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
@@ -179,7 +208,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         const { row, present } = toRow(scope.tenant, checked.record);
         const round = seen.get(row.permalink) ?? 0;
         seen.set(row.permalink, round + 1);
-        pending.push({ index, row, present, round });
+        pending.push({ index, input, row, present, round });
       } catch (thrown) {
         if (!(thrown instanceof AppError)) throw thrown;
         results[index] = { ok: false, error: thrown };
@@ -202,16 +231,20 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
      * other failure (an outage, a rolled-back conflict, a broken schema) concerns the request: thrown.
      */
     async function write(sql: Sql, group: readonly Pending[]): Promise<void> {
-      const params = statement.params({
+      // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
+      const history = scope.dryRun ? null : scope.history;
+      const chosen = history && recording ? recording : statement;
+      const params = chosen.params({
         tenantId: scope.tenant.id,
         now: scope.now,
         syncRunTime,
         present: group[0]!.present,
         rows: group.map((p) => p.row),
+        history: history ? { bodies: group.map((p) => p.input), source: scope.source, requestId: history.requestId } : undefined,
       });
       let rows: Record<string, unknown>[];
       try {
-        rows = await sql.query<Record<string, unknown>>(statement.text, params, statement.name);
+        rows = await sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
       } catch (thrown) {
         // A request of one record fails whole (500, logged with its cause by the transport), as does
         // a statement the database refuses for a reason other than the data of its rows.
@@ -226,7 +259,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         await write(sql, group.slice(half));
         return;
       }
-      statement.read(rows, group.length).forEach((result, i) => {
+      chosen.read(rows, group.length).forEach((result, i) => {
         const p = group[i]!;
         results[p.index] = outcomeOf(p.row, result);
       });
@@ -249,6 +282,8 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     }
     const done = results as RecordResult[];
     if (!scope.dryRun && done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
+    // Skipped and duplicate writes change only the payload history: cached GraphQL answers of the tenant go.
+    else if (!scope.dryRun && scope.history && done.some((result) => result.ok)) scope.sequencer.touched(scope.tenant.id);
     report(
       scope,
       records.map((input, i) => resultReport(done[i]!, input)),

@@ -19,8 +19,8 @@ export interface ParentSpec<Field extends string = string> extends ParentColumn 
 /** The REST names of a kind: `POST /api/v1/<collection>/<action>` (and `/bulk_<action>`). */
 export interface RestNames {
   collection: string;
-  /** `upsert` for records that change, `create` for append-only ones. */
-  action: 'upsert' | 'create';
+  /** `upsert` for records that change, `create` for append-only ones, `delete` for a kind's delete operation (`delete.ts`). */
+  action: 'upsert' | 'create' | 'delete';
   summary: string;
   description: string;
 }

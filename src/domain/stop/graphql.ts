@@ -1,6 +1,7 @@
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { sharedEnum } from '../../graphql/enums.js';
 import { tenantOf } from '../../graphql/context.js';
+import { liveUnless } from '../load/queries.js';
 import { stopRecord, stopTypes } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -36,6 +37,11 @@ export const StopObject = builder.prismaObject('Stop', {
     leg: t.relation('leg', { description: 'The leg this stop belongs to.' }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
+    deletedAt: t.expose('deletedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the TMS deleted the stop (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted stop.',
+    }),
   }),
 });
 
@@ -43,9 +49,15 @@ builder.queryField('stop', (t) =>
   t.prismaField({
     type: 'Stop',
     nullable: true,
-    description: "The stop with this permalink in the caller's tenant, or null.",
-    args: { permalink: t.arg.string({ required: true, description: '`native_system_stop_permalink`.' }) },
-    resolve: (query, _root, { permalink }, ctx) =>
-      ctx.services.db.prisma.stop.findUnique({ ...query, where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink } } }),
+    description: "The stop with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
+    args: {
+      permalink: t.arg.string({ required: true, description: '`native_system_stop_permalink`.' }),
+      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
+    },
+    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
+      ctx.services.db.prisma.stop.findUnique({
+        ...query,
+        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
+      }),
   }),
 );

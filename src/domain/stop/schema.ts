@@ -72,7 +72,7 @@ export const stopRecord = defineRecord({
   label: 'Stop',
   table: 'stops',
   model: 'Stop',
-  changeEvents: ['stop.arrived', 'stop.departed', 'stop.changed'],
+  changeEvents: ['stop.arrived', 'stop.departed', 'stop.changed', 'stop.deleted'],
   body: StopUpsert,
   permalinkField: 'native_system_stop_permalink',
   freshness: 'sync_run_time',

@@ -13,6 +13,7 @@ const snapshot = `{
     totalCount
     edges { node {
       permalink status phase
+      history { outcome changed body }
       legs { permalink carrier { permalink } stops { permalink type sequence latitude longitude appointmentStart arrivedAt departedAt } }
       updates(first: 10) { permalink type latitude longitude occurredAt phase eta }
     } }
@@ -32,6 +33,12 @@ describe('demo seed', { timeout: 180_000 }, () => {
     const res = await api.graphql(snapshot);
     expect(res.body.errors).toBeUndefined();
     const data = res.body.data;
+    // A stop dropped from a route: deleted, so only a by-permalink read with includeDeleted shows it.
+    const dropped = `S1001-dropped-${tenant.slug}`;
+    const tombstone = await api.graphql(
+      `{ live: stop(permalink: "${dropped}") { permalink } gone: stop(permalink: "${dropped}", includeDeleted: true) { deletedAt } }`,
+    );
+    expect(tombstone.body.data).toEqual({ live: null, gone: { deletedAt: expect.any(String) } });
 
     expect(data.statusMappings.map((m: { status: string; phase: string }) => [m.status, m.phase]).sort()).toEqual(demoStatuses.map(([s, p]) => [s, p]).sort());
 
@@ -51,6 +58,12 @@ describe('demo seed', { timeout: 180_000 }, () => {
         if (leg.carrier) expect(carrierPermalinks.has(leg.carrier.permalink)).toBe(true);
       }
     }
+    // A load with a payload history: posted as dispatched, then in transit (newest first).
+    const inTransit = loads.find((l: any) => l.status === 'In Transit');
+    expect(inTransit.history.map((h: any) => [h.outcome, h.changed, h.body.native_system_load_status])).toEqual([
+      ['PROCESSED', true, 'In Transit'],
+      ['PROCESSED', true, 'Dispatched'],
+    ]);
     const legsWithCarrier = loads.flatMap((l: any) => l.legs).filter((leg: any) => leg.carrier);
     expect(legsWithCarrier.length).toBeGreaterThan(0);
 

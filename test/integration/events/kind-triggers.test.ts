@@ -37,10 +37,9 @@ describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('record kin
     );
   });
 
-  test("a kind with change events keeps its load's activity (load_activity_* trigger)", () => {
+  test("a kind with change events (besides its tombstone's) keeps its load's activity (load_activity_* trigger)", () => {
     const activity = (triggers.get(spec.table) ?? []).some((trigger) => trigger.fn.startsWith('load_activity_'));
-    expect(activity, `prisma/migrations: ${spec.table} ${spec.changeEvents.length ? 'lacks' : 'has'} a load_activity_* trigger`).toBe(
-      spec.changeEvents.length > 0,
-    );
+    const changes = spec.changeEvents.filter((type) => !type.endsWith('.deleted'));
+    expect(activity, `prisma/migrations: ${spec.table} ${changes.length ? 'lacks' : 'has'} a load_activity_* trigger`).toBe(changes.length > 0);
   });
 });

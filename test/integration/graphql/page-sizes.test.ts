@@ -18,22 +18,33 @@ const test = testWith({ env: webhookEnv });
 const reach: Record<string, (field: string) => string> = {
   Query: (field) => `{ ${field} }`,
   Load: (field) => `query ($p: String!) { load(permalink: $p) { ${field} } }`,
+  Carrier: (field) => `query ($c: String!) { carrier(permalink: $c) { ${field} } }`,
+  LoadLeg: (field) => `query ($g: String!) { loadLeg(permalink: $g) { ${field} } }`,
+  Stop: (field) => `query ($s: String!) { stop(permalink: $s) { ${field} } }`,
+  LoadUpdate: (field) => `query ($p: String!) { load(permalink: $p) { updates { ${field} } } }`,
   WebhookEndpoint: (field) => `{ webhookEndpoints { ${field} } }`,
 };
 
-/** The selection a paginated field needs: a connection's edge cursors, or a list item's id. */
+/** The selection a paginated field needs: a connection's edge cursors, or a list item's id (its first field when it has none). */
 function selection(type: string, field: string): string {
   const named = schema.getType(type) as import('graphql').GraphQLObjectType;
   const returned = String(named.getFields()[field]!.type).replace(/[[\]!]/g, '');
-  return returned.endsWith('Connection') ? '{ edges { cursor } }' : '{ id }';
+  if (returned.endsWith('Connection')) return '{ edges { cursor } }';
+  const item = Object.keys((schema.getType(returned) as import('graphql').GraphQLObjectType).getFields());
+  return item.includes('id') ? '{ id }' : `{ ${item[0]} }`;
 }
 
 /** Records every reachable paginated field has one of (a load with an update, a webhook endpoint). */
 async function seedParents(api: Api, tenant: { slug: string }) {
-  const { load } = await seedLoadTree(api, tenant);
+  const { load, carrier, leg, stop } = await seedLoadTree(api, tenant);
   await seed(api, routes.load_update, loadUpdateBody(tenant, load));
   await createEndpoint(api, 'http://127.0.0.1:9/hook', ['load.created']);
-  return { p: load.native_system_load_permalink as string };
+  return {
+    p: load.native_system_load_permalink as string,
+    c: carrier.native_system_carrier_permalink as string,
+    g: leg.native_system_load_leg_permalink as string,
+    s: stop.native_system_stop_permalink as string,
+  };
 }
 
 const fields = paginatedFields(schema);
@@ -53,7 +64,7 @@ describe('page sizes', () => {
       for (const argument of sized) {
         for (const bad of [max + 1, 10_000, -1]) {
           const query = reach[type]!(`${field}(${argument}: ${bad}) ${selection(type, field)}`);
-          const { error } = await gqlError(api, query, type === 'Load' ? variables : undefined);
+          const { error } = await gqlError(api, query, type === 'Query' || type === 'WebhookEndpoint' ? undefined : variables);
           expect(error.extensions, `${type}.${field}(${argument}: ${bad})`).toEqual({
             code: 'validation_failed',
             details: [{ field: argument, issue: `must be between 0 and ${max}` }],
@@ -62,7 +73,7 @@ describe('page sizes', () => {
         }
       }
       const query = reach[type]!(`${field}(first: ${max}) ${selection(type, field)}`);
-      await gqlData(api, query, type === 'Load' ? variables : undefined);
+      await gqlData(api, query, type === 'Query' || type === 'WebhookEndpoint' ? undefined : variables);
     }
   });
 });

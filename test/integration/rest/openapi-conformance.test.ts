@@ -16,7 +16,7 @@ import { bulkRestPath } from '../../../src/domain/shared/record.js';
 import { openApiDocument, restRoutes } from '../../../src/routes.js';
 import type { Route } from '../../../src/http/route.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { bodyMaker } from '../../factories/records.js';
+import { bodyMaker, routes } from '../../factories/records.js';
 import { apiFor, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Json = Record<string, any>;
@@ -128,12 +128,16 @@ describe('the served OpenAPI document matches real answers, headers included', (
       for (const res of burst) await conforms(route, res, res.status === 429 ? 'rate_limited' : 'limited tenant');
 
       // 500: a request of one record the database refuses (a CHECK constraint of this test's database).
+      // A delete writes only a stored record: it is stored first, and its tombstone is what is refused.
+      const deletes = spec.rest.action === 'delete';
+      const refusedBody = make(spec.kind);
+      refusedBody[spec.permalinkField] = `${deletes ? 'UNDELETABLE' : 'REFUSED'}${String(refusedBody[spec.permalinkField])}`;
+      if (deletes) expect((await api.post(routes[spec.kind], refusedBody)).status).toBe(200);
+      const refused = deletes ? `deleted_at IS NULL OR permalink NOT LIKE 'UNDELETABLE%'` : `permalink NOT LIKE 'REFUSED%'`;
       await testApp.database.db.sql.query(
-        `DO $$ BEGIN ALTER TABLE ${spec.table} ADD CONSTRAINT ${spec.table}_conformance CHECK (permalink NOT LIKE 'REFUSED%'); EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+        `DO $$ BEGIN ALTER TABLE ${spec.table} ADD CONSTRAINT ${spec.table}_conformance${deletes ? '_delete' : ''} CHECK (${refused}); EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
         [],
       );
-      const refusedBody = make(spec.kind);
-      refusedBody[spec.permalinkField] = `REFUSED${String(refusedBody[spec.permalinkField])}`;
       await conforms(route, await post(tenant.apiKey, json(wrap([refusedBody]))), 'internal');
 
       const documented = Object.keys((doc.paths[route.path].post as Json).responses).filter((status) => status !== '503');
