@@ -56,7 +56,11 @@ const openBodies = (node) => new Set([...node.querySelectorAll('details.body[ope
 
 /** The console's tables, one description each: the region's label, the caption and the column headers. */
 const tables = {
-  tenants: ['Tenant list', 'Every tenant, with its active keys, rate limit and stale intervals', ['Slug', 'Name', 'Keys', 'Rate limit', 'Stale after (pull / webhook / unspecified)', 'Actions']],
+  tenants: [
+    'Tenant list',
+    'Every tenant, with its active keys, rate limit and stale intervals',
+    ['Slug', 'Name', 'Keys', 'Rate limit', 'Stale after (pull / webhook / unspecified)', 'Actions'],
+  ],
   rejections: ['Recent rejections table', 'Newest first', ['When', 'Source', 'Kind', 'Code', 'Fields', 'Message', 'Permalink', 'Rejected body']],
   mappings: ['Status mapping table', 'Current mapping', ['TMS status', 'Phase', 'Updated']],
   events: ['Events', 'Events (load updates), newest first', ['When', 'Type', 'Status', 'Phase', 'Where', 'Message']],
@@ -247,7 +251,8 @@ function renderSources(sources) {
     card.querySelector('.state').textContent = `State: ${source.state}`;
     card.querySelector('.state').dataset.state = source.state;
     card.querySelector('.last').textContent = `Last received: ${when(source.lastReceivedAt)} · stale after ${source.staleAfterSeconds} s`;
-    card.querySelector('.dry-runs').textContent = `dry runs: ${total(source.dryRun.lastHour)} in the last hour / ${total(source.dryRun.lastDay)} in the last day`;
+    card.querySelector('.dry-runs').textContent =
+      `dry runs: ${total(source.dryRun.lastHour)} in the last hour / ${total(source.dryRun.lastDay)} in the last day`;
     drawChart(card.querySelector('canvas'), source);
   }
 }
@@ -335,7 +340,14 @@ async function lookUp(permalink) {
   const open = openBodies(record);
   const payloads = load.history.map((h) => {
     const key = `${load.permalink}|${h.receivedAt}|${h.requestId}`;
-    return row([when(h.receivedAt), h.source.toLowerCase(), h.outcome.toLowerCase(), h.changed ? 'yes' : 'no', h.requestId, bodyDisclosure(h.body, false, key, open)]);
+    return row([
+      when(h.receivedAt),
+      h.source.toLowerCase(),
+      h.outcome.toLowerCase(),
+      h.changed ? 'yes' : 'no',
+      h.requestId,
+      bodyDisclosure(h.body, false, key, open),
+    ]);
   });
   record.replaceChildren(
     ...deleted,

@@ -172,7 +172,9 @@ describe('the console in Chromium', () => {
     expect((await api.post(routes.load, load)).status).toBe(200);
     const removed = await api.post('/api/v1/loads/delete', { native_system_load_permalink: load.native_system_load_permalink });
     expect(removed.status).toBe(200);
-    const stored = await api.graphql('query ($p: String!) { load(permalink: $p, includeDeleted: true) { deletedAt } }', { p: load.native_system_load_permalink });
+    const stored = await api.graphql('query ($p: String!) { load(permalink: $p, includeDeleted: true) { deletedAt } }', {
+      p: load.native_system_load_permalink,
+    });
     const deletedAt: string = stored.body.data.load.deletedAt;
     expect(deletedAt).toBeTruthy();
 
