@@ -10,6 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { IngestRecorder } from '../ingest-health/events.js';
 import type { EventSequencer } from './sequencer.js';
 import { purgeTombstones } from '../shared/tombstones.js';
+import { periodicJob } from '../../periodic.js';
 import { recordIngestHealthStates } from './ingest-health.js';
 import { pruneLoadEvents } from './service.js';
 
@@ -38,8 +39,6 @@ export function createEventMaintenance({
   degradedRejectionRate,
   intervalMs,
 }: EventMaintenanceOptions) {
-  let running: Promise<void> | null = null;
-
   async function runOnce(): Promise<void> {
     // This instance's accounting first, so its requests count in the states.
     await recorder.flush();
@@ -51,23 +50,11 @@ export function createEventMaintenance({
     if (changed || numbered || pruned || purged) logger.debug({ changed, numbered, pruned, purged }, 'event maintenance');
   }
 
-  const run = () => {
-    running ??= runOnce()
-      .catch((error) => logger.warn({ err: error }, 'event maintenance failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const timer = intervalMs > 0 ? setInterval(() => void run(), intervalMs) : null;
-  timer?.unref();
+  const job = periodicJob('event maintenance', runOnce, intervalMs, logger);
 
   return {
     /** One pass now (tests; shutdown does not need one). */
     runOnce,
-    async close() {
-      if (timer) clearInterval(timer);
-      await running;
-    },
+    close: job.close,
   };
 }

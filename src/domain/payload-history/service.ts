@@ -12,6 +12,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import { createPayloadPartitions, dropPayloadPartitions, readPayloadHistory, trimPayloadHistory, type PayloadRow } from '../../db/payload-history.js';
 import type { Logger } from '../../logger.js';
+import { periodicJob } from '../../periodic.js';
 import type { RecordKind } from '../registry.js';
 
 export type { PayloadRow };
@@ -60,7 +61,6 @@ export interface PayloadHistoryMaintenanceOptions {
  * first pass trims every record kept).
  */
 export function createPayloadHistoryMaintenance({ db, clock, logger, config, intervalMs }: PayloadHistoryMaintenanceOptions) {
-  let running: Promise<void> | null = null;
   let lastPass: Date | null = null;
 
   async function runOnce(): Promise<{ created: string[]; dropped: string[]; trimmed: number }> {
@@ -75,26 +75,13 @@ export function createPayloadHistoryMaintenance({ db, clock, logger, config, int
     return { created, dropped, trimmed };
   }
 
-  const run = () => {
-    running ??= runOnce()
-      .then(() => undefined)
-      .catch((error) => logger.warn({ err: error }, 'payload history maintenance failed; will retry'))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const timer = intervalMs > 0 ? setInterval(() => void run(), intervalMs) : null;
-  timer?.unref();
+  const job = periodicJob('payload history maintenance', runOnce, intervalMs, logger);
 
   return {
     /** One pass now (at start; tests). */
     runOnce,
     /** One pass now, its failure logged (at start: the server serves meanwhile). */
-    run,
-    async close() {
-      if (timer) clearInterval(timer);
-      await running;
-    },
+    run: job.run,
+    close: job.close,
   };
 }
