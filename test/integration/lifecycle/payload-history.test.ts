@@ -156,7 +156,12 @@ describe('deletes keep their body too (every deletable kind, both transports, si
     const spec = deleteSpecOf(recordSpecOf[kind]);
     const body = await seed(api, routes[kind], make(kind));
     const input = toInput(deleteBodyOf(kind, body));
-    await gqlData(api, `mutation ($input: ${spec.graphql.input}!) { ${spec.graphql.mutation}(input: $input) { status } }`, { input }, headers(`hist-gql-del-${kind}`));
+    await gqlData(
+      api,
+      `mutation ($input: ${spec.graphql.input}!) { ${spec.graphql.mutation}(input: $input) { status } }`,
+      { input },
+      headers(`hist-gql-del-${kind}`),
+    );
     await gqlData(
       api,
       `mutation ($inputs: [${spec.graphql.input}!]!) { ${bulkMutationName(spec)}(inputs: $inputs) { status } }`,
@@ -213,7 +218,9 @@ describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', (
     const loads = [await seed(api, routes.load, make('load')), await seed(api, routes.load, make('load'))];
     const rehearsed = await api.post(`${bulkRestPath(del)}?dry_run=true`, { records: loads.map((l) => deleteBodyOf('load', l)) });
     expect(rehearsed.body.results.map((r: Body) => r.status)).toEqual(['processed', 'processed']);
-    await gqlData(api, `mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input, dryRun: true) { status } }`, { input: toInput(deleteBodyOf('load', loads[0]!)) });
+    await gqlData(api, `mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input, dryRun: true) { status } }`, {
+      input: toInput(deleteBodyOf('load', loads[0]!)),
+    });
     for (const load of loads) expect((await historyOf(api, 'load', load)).map((h) => h.changed)).toEqual([true]);
 
     const statements: string[] = [];
