@@ -105,6 +105,9 @@ const work = mkdtempSync(join(tmpdir(), 'tms-bench-'));
 const nodeTsx = ['--import', 'tsx'];
 /** The service and its CLI run compiled, as `npm start` runs them (built at the start of every run). */
 const compiled = (file: string) => ['--enable-source-maps', join(root, 'dist', file)];
+/** The runtime settings `npm start` (package.json) and the Dockerfile give the service (its footprint). */
+const serviceNodeArgs = ['--max-semi-space-size=2'];
+const serviceMalloc = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 // ---------------------------------------------------------------------------------------------
 // Databases and tenants
@@ -221,7 +224,7 @@ async function createTenant(target: Target, slug: string, extra: string[] = []):
 
 interface Row {
   scenario: string;
-  target: 'service' | 'service, Cache-Control: no-cache' | 'floor (node:http + pg)' | 'floor (bare Yoga)';
+  target: 'service' | 'service, Cache-Control: no-cache' | 'floor (node:http + pg)' | 'floor (bare Yoga)' | 'plain floor (node:http + pg, plain table)';
   connections: number;
   requests: number;
   seconds: number;
@@ -486,14 +489,14 @@ async function main() {
     const svcKey = await createTenant(serviceDb, 'svc');
     if (options.withoutEvents) await disableEventTriggers(serviceDb);
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
-    const wantReferences = options.references && only.has('load-upsert');
-    const refDbs: Record<'node' | 'yoga', Target> = { node: serviceDb, yoga: serviceDb };
-    const refKeys = { node: '', yoga: '' };
+    const wantReferences = options.references && (only.has('load-upsert') || only.has('bulk-loads'));
+    const refDbs: Record<'node' | 'yoga' | 'plain', Target> = { node: serviceDb, yoga: serviceDb, plain: serviceDb };
+    const refKeys = { node: '', yoga: '', plain: '' };
     if (wantReferences) {
-      for (const mode of ['node', 'yoga'] as const) refKeys[mode] = await createTenant(serviceDb, `floor-${mode}`);
+      for (const mode of ['node', 'yoga', 'plain'] as const) refKeys[mode] = await createTenant(serviceDb, `floor-${mode}`);
       // PGlite admits one process: each reference gets a copy of the service's (still unused) database.
       if (database === 'pglite') {
-        for (const mode of ['node', 'yoga'] as const) {
+        for (const mode of ['node', 'yoga', 'plain'] as const) {
           const dataDir = join(work, `floor-${mode}`);
           cpSync(serviceDb.env.DATA_DIR!, dataDir, { recursive: true });
           refDbs[mode] = { env: { DATA_DIR: dataDir } };
@@ -507,9 +510,10 @@ async function main() {
     const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     const service = await startServer(
       process.execPath,
-      [...profileArgs, ...compiled('main.js')],
+      [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
       {
         ...process.env,
+        ...serviceMalloc,
         ...serviceDb.env,
         PORT: '0',
         HOST: '127.0.0.1',
@@ -539,7 +543,27 @@ async function main() {
     const hasBulk = await bulkAvailable(service, svcKey);
     const { duration, warmup, connections } = options;
 
-    // Single load upsert: service, then the two references, same connections and duration.
+    // The plain floor (bench/reference-server.ts `node plain`): node:http + pg into a table with the
+    // same columns and unique key, no triggers, no secondary indexes; single upserts and bulk.
+    const withPlainFloor = async (use: (ref: Started) => Promise<void>) => {
+      const ref = await startServer(
+        process.execPath,
+        [...profileArgs, ...nodeTsx, join(root, 'bench/reference-server.ts'), 'node', 'plain'],
+        { ...process.env, ...refDbs.plain.env, PORT: '0' },
+        join(work, 'floor-plain.log'),
+        /listening (\d+)/,
+      );
+      try {
+        console.error(`plain floor pid ${ref.child.pid} on port ${ref.port}`);
+        await use(ref);
+      } finally {
+        await ref.stop();
+      }
+    };
+    const plainTarget = 'plain floor (node:http + pg, plain table)' as const;
+    const plainLoads = mixed(0, (i, rev) => data.load('floor-plain', i, rev));
+
+    // Single load upsert: service, then the three references, same connections and duration.
     if (only.has('load-upsert')) {
       console.error('single load upsert (warm-up, then measured)…');
       const load = single(routes.load, svcKey, svc.loads);
@@ -568,6 +592,11 @@ async function main() {
             await ref.stop();
           }
         }
+        await withPlainFloor(async (ref) => {
+          const refLoad = single(routes.load, refKeys.plain, plainLoads);
+          await cannon(ref.port, refLoad, connections, { duration: warmup });
+          await measureLoad('load-upsert', plainTarget, ref, refLoad, connections, { duration });
+        });
       }
     }
     if (only.has('leg-upsert')) await measureLoad('leg-upsert', 'service', service, single(routes.leg, svcKey, svc.legs), connections, { duration });
@@ -589,6 +618,20 @@ async function main() {
         continue;
       }
       await measureLoad(name, 'service', service, bulk(path, svcKey, next), options.bulkConnections, { duration }, `${options.batchSize} records per request`);
+      if (name === 'bulk-loads' && wantReferences) {
+        await withPlainFloor(async (ref) => {
+          const refBulk = bulk(routes.bulkLoads, refKeys.plain, plainLoads);
+          await measureLoad(
+            name,
+            plainTarget,
+            ref,
+            refBulk,
+            options.bulkConnections,
+            { duration },
+            `${options.batchSize} records per request, one multi-row INSERT … ON CONFLICT`,
+          );
+        });
+      }
     }
 
     // First sync: a new tenant's whole history through the bulk routes, parents first.
@@ -732,6 +775,24 @@ function report(database: string) {
   if (measured(svc) && measured(yoga)) ratios['service / bare Yoga req/s'] = svc.requestsPerSecond / yoga.requestsPerSecond;
   const bulkLoads = find('bulk-loads', 'service');
   if (measured(bulkLoads) && measured(floor)) ratios['bulk loads records/s / floor req/s'] = bulkLoads.recordsPerSecond / floor.requestsPerSecond;
+  // The plain floor: what a user's simplest alternative pays (no triggers, no secondary indexes).
+  const plain = find('load-upsert', 'plain floor (node:http + pg, plain table)');
+  const plainBulk = find('bulk-loads', 'plain floor (node:http + pg, plain table)');
+  if (plain?.requests === 0) skipped.push(`load-upsert → ${plain.target}: no answer within the run, no ratio`);
+  if (measured(svc) && measured(plain)) {
+    ratios['service / plain floor req/s'] = svc.requestsPerSecond / plain.requestsPerSecond;
+    ratios['service / plain floor p99'] = svc.p99Ms / plain.p99Ms;
+    ratios['service / plain floor CPU ms per request'] = svc.cpuMsPerRequest / plain.cpuMsPerRequest;
+    if (svc.dbCpuMsPerRequest && plain.dbCpuMsPerRequest)
+      ratios['service / plain floor database CPU ms per request'] = svc.dbCpuMsPerRequest / plain.dbCpuMsPerRequest;
+  }
+  if (measured(bulkLoads) && measured(plain)) ratios['bulk loads records/s / plain floor req/s'] = bulkLoads.recordsPerSecond / plain.requestsPerSecond;
+  if (measured(bulkLoads) && measured(plainBulk)) {
+    ratios['bulk loads records/s / plain floor bulk records/s'] = bulkLoads.recordsPerSecond / plainBulk.recordsPerSecond;
+    ratios['bulk loads CPU ms per request / plain floor bulk'] = bulkLoads.cpuMsPerRequest / plainBulk.cpuMsPerRequest;
+    if (bulkLoads.dbCpuMsPerRequest && plainBulk.dbCpuMsPerRequest)
+      ratios['bulk loads database CPU ms per request / plain floor bulk'] = bulkLoads.dbCpuMsPerRequest / plainBulk.dbCpuMsPerRequest;
+  }
 
   const targets: { target: string; measured: string; met: boolean }[] = [];
   if (ratios['service / floor req/s'] !== undefined) {
@@ -753,6 +814,19 @@ function report(database: string) {
   if (ratios['bulk loads records/s / floor req/s'] !== undefined) {
     const r = ratios['bulk loads records/s / floor req/s'];
     targets.push({ target: 'bulk load upsert ≥ 8 × floor req/s (records/s)', measured: `${r.toFixed(1)} ×`, met: r >= 8 });
+  }
+  // Issue 21's targets against the plain floor.
+  if (ratios['service / plain floor req/s'] !== undefined) {
+    const r = ratios['service / plain floor req/s'];
+    targets.push({ target: 'single load upsert ≥ 0.5 × plain floor req/s', measured: `${r.toFixed(2)} ×`, met: r >= 0.5 });
+  }
+  if (ratios['bulk loads records/s / plain floor req/s'] !== undefined) {
+    const r = ratios['bulk loads records/s / plain floor req/s'];
+    targets.push({ target: 'bulk load upsert ≥ 8 × plain floor req/s (records/s)', measured: `${r.toFixed(1)} ×`, met: r >= 8 });
+  }
+  if (ratios['bulk loads records/s / plain floor bulk records/s'] !== undefined) {
+    const r = ratios['bulk loads records/s / plain floor bulk records/s'];
+    targets.push({ target: 'bulk load upsert ≥ 0.5 × plain floor bulk records/s', measured: `${r.toFixed(2)} ×`, met: r >= 0.5 });
   }
   const sync = find('first-sync', 'service');
   if (sync)

@@ -11,8 +11,8 @@ import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { DatabaseInUseError, openDatabase } from './db/database.js';
-import { migrateIfPending } from './db/migrate.js';
+import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
+import { migrateIfPending, migrateInWorker, migrationsPending } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createPayloadHistoryMaintenance } from './domain/payload-history/service.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
@@ -26,16 +26,6 @@ const listen = (server: Server, port: number, host: string) =>
     server.once('error', reject);
     server.listen(port, host, () => resolve(server.address() as AddressInfo));
   });
-
-/** Applies pending migrations to PostgreSQL through a one-connection pool that is closed afterwards. */
-async function migrateAlone(url: string): Promise<string[]> {
-  const db = await openDatabase({ url, dataDir: '', poolSize: 1 });
-  try {
-    return await migrateIfPending(db);
-  } finally {
-    await db.close();
-  }
-}
 
 const usage = 'Usage: npm start [-- --demo-data]   (--demo-data: fill the demo tenant created on first run with example data)';
 
@@ -70,16 +60,23 @@ async function main() {
   const options = parseOptions(process.argv.slice(2));
   const config = loadConfig(process.env);
   const logger = createLogger(config.log.level);
-  // On PostgreSQL, migrations run on their own single connection, closed afterwards: the migration
-  // engine's advisory lock is session-scoped, and on a shared pool its unlock could land on another
-  // connection, leaving the lock held (a second instance could then never start).
-  const applied = config.db.url ? await migrateAlone(config.db.url) : null;
+  // Migrations run in a worker thread when there are any (a fresh database, an upgrade), so the schema
+  // engine's memory (and a fresh PGlite's initdb growth) is returned when it ends. On PostgreSQL the
+  // worker migrates on a single connection of its own: the engine's advisory lock is session-scoped, and
+  // on a shared pool its unlock could land on another connection, leaving the lock held. PGlite: a fresh
+  // directory is initialised and migrated by the worker under this process's lock, before this process
+  // opens it; an existing one with pending migrations (an upgrade) is migrated here.
+  let migrated: string[] = [];
   const db = await openDatabase({
     ...config.db,
     onPoolError: (err) => logger.warn({ err }, 'database connection lost (the pool replaces it)'),
     onLockTakenOver: (message) => logger.warn(message),
+    beforeOpen: async () => {
+      if (isFreshDataDir(config.db.dataDir)) migrated = await migrateInWorker(config.db);
+    },
   });
-  const migrated = applied ?? (await migrateIfPending(db));
+  if (db.kind === 'postgres' && (await migrationsPending(db))) migrated = await migrateInWorker(config.db);
+  else if (db.kind === 'pglite') migrated.push(...(await migrateIfPending(db)));
   if (migrated.length) logger.info({ applied: migrated }, 'applied migrations');
 
   const recorder = createIngestRecorder({ db, clock: systemClock, logger, flushIntervalMs: config.ingest.flushIntervalMs });

@@ -37,16 +37,50 @@ function fieldIssues(rejection) {
 /** Identifies a rejection across refreshes (a body the user opened stays open). */
 const rejectionKey = (r) => [r.at, r.source, r.kind, r.code, r.permalink].join('|');
 
-/** A rejection's body, collapsed until asked for (a disclosure; open when it was open before a refresh), marked when it was cut. */
-function rejectedBody(rejection, open) {
-  if (rejection.body === null || rejection.body === undefined) return null;
-  const key = rejectionKey(rejection);
+/** A body behind a disclosure ("Body", "Body (truncated)" when it was cut), open when its key was open before a refresh. */
+function bodyDisclosure(body, truncated, key, open) {
+  if (body === null || body === undefined) return null;
   const details = el('details', null, { class: 'body', 'data-key': key });
   details.open = open.has(key);
-  details.append(el('summary', rejection.bodyTruncated ? 'Body (truncated)' : 'Body'));
-  const text = typeof rejection.body === 'string' && rejection.bodyTruncated ? rejection.body : JSON.stringify(rejection.body, null, 2);
+  details.append(el('summary', truncated ? 'Body (truncated)' : 'Body'));
+  const text = typeof body === 'string' && truncated ? body : JSON.stringify(body, null, 2);
   details.append(el('pre', text, { tabindex: '0' }));
   return details;
+}
+
+/** A rejection's body, collapsed until asked for, marked when it was cut. */
+const rejectedBody = (rejection, open) => bodyDisclosure(rejection.body, rejection.bodyTruncated, rejectionKey(rejection), open);
+
+/** The keys of the bodies open under a node (kept open across a refresh). */
+const openBodies = (node) => new Set([...node.querySelectorAll('details.body[open]')].map((d) => d.dataset.key));
+
+/** The console's tables, one description each: the region's label, the caption and the column headers. */
+const tables = {
+  tenants: [
+    'Tenant list',
+    'Every tenant, with its active keys, rate limit and stale intervals',
+    ['Slug', 'Name', 'Keys', 'Rate limit', 'Stale after (pull / webhook / unspecified)', 'Actions'],
+  ],
+  rejections: ['Recent rejections table', 'Newest first', ['When', 'Source', 'Kind', 'Code', 'Fields', 'Message', 'Permalink', 'Rejected body']],
+  mappings: ['Status mapping table', 'Current mapping', ['TMS status', 'Phase', 'Updated']],
+  events: ['Events', 'Events (load updates), newest first', ['When', 'Type', 'Status', 'Phase', 'Where', 'Message']],
+  history: ['Payload history', 'What the TMS sent for this load, newest first', ['Received', 'Source', 'Outcome', 'Changed', 'Request id', 'Body']],
+};
+
+/** A table from its description (a scrollable, keyboard-reachable region), with its rows; the table gets the id. */
+function table(id, rows = []) {
+  const [label, caption, columns] = tables[id];
+  const wrap = el('div', undefined, { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': label });
+  const node = el('table', undefined, { id });
+  const head = el('tr');
+  for (const name of columns) head.append(el('th', name, { scope: 'col' }));
+  const thead = el('thead');
+  thead.append(head);
+  const tbody = el('tbody');
+  tbody.append(...rows);
+  node.append(el('caption', caption), thead, tbody);
+  wrap.append(node);
+  return wrap;
 }
 
 function row(cells) {
@@ -173,6 +207,7 @@ async function act(work) {
 const healthQuery = `{
   ingestHealth {
     sources { source state lastReceivedAt staleAfterSeconds lastDay { processed skipped duplicate rejected }
+              dryRun { lastHour { processed skipped duplicate rejected } lastDay { processed skipped duplicate rejected } }
               series(intervalMinutes: 60) { start processed skipped duplicate rejected } }
     unmappedStatusCounts { status loadCount }
     recentRejections { code message field details { field issue } permalink body bodyTruncated source kind at }
@@ -184,7 +219,7 @@ async function loadTenantView() {
   const data = await graphql(healthQuery);
   renderSources(data.ingestHealth.sources);
   const rejections = $('rejections').tBodies[0];
-  const open = new Set([...rejections.querySelectorAll('details.body[open]')].map((d) => d.dataset.key));
+  const open = openBodies(rejections);
   rejections.replaceChildren(
     ...data.ingestHealth.recentRejections.map((r) =>
       row([when(r.at), r.source.toLowerCase(), r.kind, r.code, fieldIssues(r), r.message, r.permalink, rejectedBody(r, open)]),
@@ -193,6 +228,9 @@ async function loadTenantView() {
   renderStatuses(data.ingestHealth.unmappedStatusCounts, data.statusMappings);
 }
 
+/** All records of a count by outcome. */
+const total = (counts) => outcomes.reduce((sum, [outcome]) => sum + counts[outcome], 0);
+
 function renderSources(sources) {
   const container = $('sources');
   for (const source of sources) {
@@ -200,7 +238,7 @@ function renderSources(sources) {
     let card = document.getElementById(id);
     if (!card) {
       card = el('article', undefined, { id, class: 'card', 'data-source': source.source });
-      card.append(el('h3', source.source.toLowerCase()), el('p', '', { class: 'state' }), el('p', '', { class: 'last' }));
+      card.append(el('h3', source.source.toLowerCase()), el('p', '', { class: 'state' }), el('p', '', { class: 'last' }), el('p', '', { class: 'dry-runs' }));
       const canvas = el('canvas', undefined, {
         role: 'img',
         'aria-label': `Records per hour by outcome over the last 24 hours, ${source.source.toLowerCase()}`,
@@ -213,6 +251,8 @@ function renderSources(sources) {
     card.querySelector('.state').textContent = `State: ${source.state}`;
     card.querySelector('.state').dataset.state = source.state;
     card.querySelector('.last').textContent = `Last received: ${when(source.lastReceivedAt)} · stale after ${source.staleAfterSeconds} s`;
+    card.querySelector('.dry-runs').textContent =
+      `dry runs: ${total(source.dryRun.lastHour)} in the last hour / ${total(source.dryRun.lastDay)} in the last day`;
     drawChart(card.querySelector('canvas'), source);
   }
 }
@@ -269,10 +309,11 @@ function renderStatuses(unmapped, mappings) {
 
 async function lookUp(permalink) {
   const { load } = await graphql(
-    `query ($p: String!) { load(permalink: $p) { permalink tmsId status phase customerName bolNumber changedAt
+    `query ($p: String!) { load(permalink: $p, includeDeleted: true) { permalink tmsId status phase customerName bolNumber changedAt deletedAt
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
        updates(first: 20) { type occurredAt status phase city state message }
-       phaseHistory { fromPhase toPhase changedAt } } }`,
+       phaseHistory { fromPhase toPhase changedAt }
+       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
     { p: permalink },
   );
   const record = $('record');
@@ -288,23 +329,40 @@ async function lookUp(permalink) {
     ['Customer', load.customerName],
     ['BOL', load.bolNumber],
     ['Changed', when(load.changedAt)],
+    ['Deleted', load.deletedAt ? when(load.deletedAt) : 'no'],
   ]) {
     summary.append(el('dt', name), el('dd', value ?? '—', { 'data-field': name.toLowerCase() }));
   }
-  const updates = el('table');
-  updates.append(el('caption', 'Events (load updates), newest first'));
-  const head = el('tr');
-  for (const name of ['When', 'Type', 'Status', 'Phase', 'Where', 'Message']) head.append(el('th', name, { scope: 'col' }));
-  updates.append(head);
-  for (const u of load.updates) updates.append(row([when(u.occurredAt), u.type, u.status, u.phase, [u.city, u.state].filter(Boolean).join(', '), u.message]));
-  const history = el('ol');
-  for (const change of load.phaseHistory) history.append(el('li', `${when(change.changedAt)}: ${change.fromPhase ?? '—'} → ${change.toPhase}`));
-  const wrap = el('div', undefined, { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Events' });
-  wrap.append(updates);
-  record.replaceChildren(summary, el('h3', 'Events'), wrap, el('h3', 'Phase history'), history);
+  const deleted = load.deletedAt ? [el('p', `Deleted: the TMS deleted this load on ${when(load.deletedAt)}.`, { id: 'load-deleted', class: 'deleted' })] : [];
+  const updates = load.updates.map((u) => row([when(u.occurredAt), u.type, u.status, u.phase, [u.city, u.state].filter(Boolean).join(', '), u.message]));
+  const phaseHistory = el('ol');
+  for (const change of load.phaseHistory) phaseHistory.append(el('li', `${when(change.changedAt)}: ${change.fromPhase ?? '—'} → ${change.toPhase}`));
+  const open = openBodies(record);
+  const payloads = load.history.map((h) => {
+    const key = `${load.permalink}|${h.receivedAt}|${h.requestId}`;
+    return row([
+      when(h.receivedAt),
+      h.source.toLowerCase(),
+      h.outcome.toLowerCase(),
+      h.changed ? 'yes' : 'no',
+      h.requestId,
+      bodyDisclosure(h.body, false, key, open),
+    ]);
+  });
+  record.replaceChildren(
+    ...deleted,
+    summary,
+    el('h3', 'Events'),
+    table('events', updates),
+    el('h3', 'Phase history'),
+    phaseHistory,
+    el('h3', 'Payload history'),
+    load.history.length ? table('history', payloads) : el('p', 'Nothing received for this load is kept.'),
+  );
 }
 
 document.addEventListener('DOMContentLoaded', () => {
+  for (const placeholder of document.querySelectorAll('[data-table]')) placeholder.replaceWith(table(placeholder.dataset.table));
   $('sign-in-form').addEventListener('submit', (event) => {
     event.preventDefault();
     void signIn($('key').value.trim());

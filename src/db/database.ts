@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlDriverAdapter } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
@@ -133,13 +134,20 @@ export interface DatabaseOptions {
    * this one took it over; default: one line on stderr.
    */
   onLockTakenOver?: (message: string) => void;
+  /**
+   * PGlite only: runs with the data directory locked, before PGlite opens it (start-up: a fresh
+   * directory's initdb and migrations in a worker thread, `migrateInWorker`).
+   */
+  beforeOpen?: () => Promise<void>;
+  /** PGlite only: the directory's lock is held by this process already (a migration worker of the server). */
+  lockHeld?: boolean;
 }
 
 /** Opens PostgreSQL when a URL is given, else the embedded PGlite database under `dataDir`. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const onPoolError = options.onPoolError ?? ((error: Error) => console.error(`Database connection lost: ${error.message}`));
   const onLockTakenOver = options.onLockTakenOver ?? ((message: string) => console.error(message));
-  return options.url ? openPostgres(options.url, options.poolSize ?? 10, onPoolError) : openPglite(options.dataDir, onLockTakenOver, options.loadDataDir);
+  return options.url ? openPostgres(options.url, options.poolSize ?? 10, onPoolError) : openPglite(options, onLockTakenOver);
 }
 
 /** Quotes a channel name as an SQL identifier. */
@@ -327,14 +335,29 @@ function lockDataDir(dataDir: string, onTakenOver: (message: string) => void): (
  */
 const pgliteStartParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
-async function openPglite(dataDir: string, onLockTakenOver: (message: string) => void, loadDataDir?: Blob): Promise<Database> {
+/**
+ * The PostgreSQL extensions the migrations create (`CREATE EXTENSION`), which PGlite must be given when
+ * it opens a database: `pg_trgm` (migration `cost`: the trigram indexes that serve `loads(filter: {search})`).
+ * Every PGlite the project opens (the server, the migration scratch database, the tests' template, the
+ * bench's floor) passes these.
+ */
+export const pgliteExtensions = { pg_trgm };
+
+/** True when `dataDir` holds no PGlite database yet (its first open runs initdb). */
+export const isFreshDataDir = (dataDir: string) => !dataDir.startsWith('memory://') && !existsSync(join(dataDir, 'PG_VERSION'));
+
+async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: string) => void): Promise<Database> {
+  const { dataDir, loadDataDir } = options;
   const inMemory = dataDir.startsWith('memory://');
   let unlock = () => {};
   if (!inMemory) {
     mkdirSync(dataDir, { recursive: true });
-    unlock = lockDataDir(dataDir, onLockTakenOver);
+    if (!options.lockHeld) unlock = lockDataDir(dataDir, onLockTakenOver);
   }
-  const pglite = await PGlite.create(dataDir, { startParams: pgliteStartParams, loadDataDir }).catch((error) => {
+  const pglite = await (async () => {
+    await options.beforeOpen?.();
+    return PGlite.create(dataDir, { startParams: pgliteStartParams, loadDataDir, extensions: pgliteExtensions });
+  })().catch((error) => {
     unlock();
     throw error;
   });

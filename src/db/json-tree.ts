@@ -77,6 +77,10 @@ function orderSql(model: string, orderBy: unknown, alias: string, needed: Set<st
 function conditionSql(model: string, alias: string, where: unknown, ctx: Context): string {
   if (!isObject(where)) throw unsupported;
   const parts = Object.entries(where).map(([key, value]) => {
+    if (key === 'OR') {
+      const served = orAsUnion(model, alias, Array.isArray(value) ? value : [value], ctx);
+      if (served) return served;
+    }
     if (key === 'AND' || key === 'OR') {
       const list = (Array.isArray(value) ? value : [value]).map((inner) => conditionSql(model, alias, inner, ctx));
       if (!list.length) return key === 'AND' ? 'true' : 'false';
@@ -87,6 +91,52 @@ function conditionSql(model: string, alias: string, where: unknown, ctx: Context
     return field.kind === 'object' ? relationCondition(alias, field, value, ctx) : scalarCondition(alias, field, value, ctx);
   });
   return parts.length ? parts.join(' AND ') : 'true';
+}
+
+/**
+ * An OR whose arms reach related rows (`legs: { some: … }`) as `alias.id IN (one SELECT per table,
+ * UNION ALL)`: the row's own arms in one SELECT of its table, each relation's in one SELECT of the
+ * related table giving the key back. `a OR EXISTS (…)` makes PostgreSQL test every row of the tenant; in
+ * this form each SELECT is served by its table's indexes (the trigram indexes for `search`, migration
+ * `cost`) and only the matching ids are joined. Null when the OR has no such arm, or one this form does
+ * not know (a to-one relation, an arm mixing own fields and relations): then the plain OR.
+ */
+function orAsUnion(model: string, alias: string, arms: unknown[], ctx: Context): string | null {
+  const table = ctx.tables[model];
+  if (!table || !arms.length) return null;
+  const own: unknown[] = [];
+  const related: { field: Field; inner: unknown }[] = [];
+  for (const arm of arms) {
+    if (!isObject(arm)) throw unsupported;
+    const entries = Object.entries(arm);
+    const field = entries.length === 1 ? models[model]!.fields.find((f) => f.name === entries[0]![0]) : undefined;
+    if (field?.kind === 'object') {
+      const value = entries[0]![1];
+      if (!field.isList || !isObject(value) || Object.keys(value).length !== 1 || !('some' in value)) return null;
+      related.push({ field, inner: value.some });
+    } else {
+      if (entries.some(([name]) => models[model]!.fields.find((f) => f.name === name)?.kind === 'object')) return null;
+      own.push(arm);
+    }
+  }
+  if (!related.length) return null;
+  const selects: string[] = [];
+  if (own.length) {
+    const self = `t${++ctx.aliases}`;
+    selects.push(
+      `SELECT ${self}.id FROM ${quote(table)} ${self} WHERE ${self}.tenant_id = ${ctx.tenantParam} AND ${conditionSql(model, self, { OR: own }, ctx)}`,
+    );
+  }
+  for (const { field, inner } of related) {
+    const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f.relationFromFields?.length === 1);
+    const childTable = ctx.tables[field.type];
+    if (!back || !childTable) throw unsupported;
+    const child = `t${++ctx.aliases}`;
+    selects.push(
+      `SELECT ${child}.${quote(columnOf(back.relationFromFields![0]!))} FROM ${quote(childTable)} ${child} WHERE ${child}.tenant_id = ${ctx.tenantParam} AND ${conditionSql(field.type, child, inner, ctx)}`,
+    );
+  }
+  return `${alias}.id IN (${selects.join(' UNION ALL ')})`;
 }
 
 function scalarCondition(alias: string, field: Field, value: unknown, ctx: Context): string {

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -72,20 +73,53 @@ function listMigrations(): MigrationList {
 const noFilters = { externalTables: [], externalEnums: [] };
 
 /**
- * `migrate`, unless `_prisma_migrations` already records every migration as finished (the usual
- * restart): then one query, and the schema engine (a WebAssembly module of some 30 MB that stays loaded
- * for the life of the process, and seconds of start-up on a busy machine) is never loaded.
+ * True unless `_prisma_migrations` records every migration of prisma/migrations as finished (the usual
+ * restart): one query, and the schema engine (a WebAssembly module of some 30 MB, and seconds of
+ * start-up on a busy machine) is not loaded.
  */
-export async function migrateIfPending(db: Database): Promise<string[]> {
+export async function migrationsPending(db: Database): Promise<boolean> {
   let rows: { migration_name: string; finished: boolean }[];
   try {
     rows = await db.sql.query('SELECT migration_name, finished_at IS NOT NULL AS finished FROM _prisma_migrations WHERE rolled_back_at IS NULL', []);
   } catch {
-    return migrate(db.adapterFactory); // no migration table yet (a fresh database)
+    return true; // no migration table yet (a fresh database)
   }
   const finished = new Set(rows.filter((row) => row.finished).map((row) => row.migration_name));
-  const upToDate = rows.every((row) => row.finished) && listMigrations().migrationDirectories.every(({ path }) => finished.has(path));
-  return upToDate ? [] : migrate(db.adapterFactory);
+  return !rows.every((row) => row.finished) || !listMigrations().migrationDirectories.every(({ path }) => finished.has(path));
+}
+
+/** `migrate`, unless no migration is pending (`migrationsPending`). In this thread: the engine stays loaded. */
+export async function migrateIfPending(db: Database): Promise<string[]> {
+  return (await migrationsPending(db)) ? migrate(db.adapterFactory) : [];
+}
+
+/**
+ * Applies every pending migration in a worker thread, on a database of its own (PostgreSQL: one
+ * connection; PGlite: the directory, whose lock this process must hold, opened and closed by the
+ * worker). What the schema engine and a fresh PGlite's initdb grow (some 200 MB of WebAssembly memory
+ * and malloc'd compiler memory) is returned when the worker ends, instead of staying in the server for
+ * its whole life (docs/guides/production-build.md, "Footprint").
+ */
+export async function migrateInWorker(options: { url?: string; dataDir: string }): Promise<string[]> {
+  // Compiled: dist/db/migrate-worker.js; under tsx (npm run dev): src/db/migrate-worker.ts.
+  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+  const worker = new Worker(new URL(`./migrate-worker${extension}`, import.meta.url), {
+    workerData: { url: options.url, dataDir: options.dataDir } satisfies MigrateWorkerData,
+  });
+  return new Promise<string[]>((resolve, reject) => {
+    let applied: string[] | null = null;
+    worker.once('message', (message: string[]) => (applied = message));
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      applied ? resolve(applied) : reject(new Error(`The migration worker stopped (exit code ${code}) without applying the migrations.`)),
+    );
+  });
+}
+
+/** What `migrateInWorker` hands its worker (src/db/migrate-worker.ts). */
+export interface MigrateWorkerData {
+  url?: string;
+  dataDir: string;
 }
 
 /** Applies every pending migration; returns the names of those just applied. */
@@ -102,9 +136,18 @@ export async function migrate(adapterFactory: SqlMigrationAwareDriverAdapterFact
 export async function createMigration(name: string): Promise<string | null> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PrismaPGlite } = await import('pglite-prisma-adapter');
-  const scratch = new PGlite('memory://');
+  const { pgliteExtensions } = await import('./database.js');
+  const scratch = new PGlite('memory://', { extensions: pgliteExtensions });
+  const shadows: InstanceType<typeof PGlite>[] = [];
   try {
-    const engine = await loadEngine(new PrismaPGlite(scratch));
+    const factory = new PrismaPGlite(scratch);
+    // The adapter's shadow database is a bare PGlite: give it the extensions the migrations create.
+    factory.connectToShadowDb = () => {
+      const shadow = new PGlite('memory://', { extensions: pgliteExtensions });
+      shadows.push(shadow);
+      return new PrismaPGlite(shadow).connect();
+    };
+    const engine = await loadEngine(factory);
     const migrations = listMigrations();
     const { stdout } = await engine.diff({
       from: migrations.migrationDirectories.length ? { tag: 'migrations', ...migrations } : { tag: 'empty' },
@@ -122,6 +165,6 @@ export async function createMigration(name: string): Promise<string | null> {
     if (!existsSync(lockPath)) writeFileSync(lockPath, 'provider = "postgresql"\n');
     return dir;
   } finally {
-    await scratch.close();
+    await Promise.all([scratch, ...shadows].map((db) => db.close().catch(() => {})));
   }
 }

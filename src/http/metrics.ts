@@ -76,13 +76,19 @@ export function createMetrics({ db, routes }: MetricsOptions) {
 
   // Read at scrape time from the database, so every instance reports the same values (alert on one
   // instance's series, or use max by (tenant, source)). Small queries: one row per tenant and source.
-  const sources = async () =>
-    db.sql.query<{ tenant: string; source: string; last: number; stale: number }>(
-      `SELECT t.slug AS tenant, s.source, extract(epoch FROM s.last_received_at)::float8 AS last,
-              CASE s.source WHEN 'pull' THEN t.pull_stale_seconds WHEN 'webhook' THEN t.webhook_stale_seconds ELSE t.unspecified_stale_seconds END AS stale
-       FROM ingest_sources s JOIN tenants t ON t.id = s.tenant_id`,
-      [],
-    );
+  // The two source gauges share one read per scrape: prom-client starts every collect() in the same
+  // tick, so the second joins the query the first started.
+  type SourceRow = { tenant: string; source: string; last: number; stale: number };
+  let sourcesInFlight: Promise<SourceRow[]> | null = null;
+  const sources = () =>
+    (sourcesInFlight ??= db.sql
+      .query<SourceRow>(
+        `SELECT t.slug AS tenant, s.source, extract(epoch FROM s.last_received_at)::float8 AS last,
+                CASE s.source WHEN 'pull' THEN t.pull_stale_seconds WHEN 'webhook' THEN t.webhook_stale_seconds ELSE t.unspecified_stale_seconds END AS stale
+         FROM ingest_sources s JOIN tenants t ON t.id = s.tenant_id`,
+        [],
+      )
+      .finally(() => (sourcesInFlight = null)));
   new Gauge({
     name: 'ingest_source_last_received_timestamp_seconds',
     help: 'When each ingestion path of each tenant last received a request (Unix time); with ingest_source_stale_after_seconds, a source is stale when time() minus this exceeds it.',
@@ -108,8 +114,11 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     help: 'Age of the oldest committed change event not yet numbered by the event sequencer (0 when none): how far live events and webhooks lag behind writes.',
     registers: [registry],
     async collect() {
+      // Per tenant, so each tenant's unsequenced events are found by the (tenant_id, seq) index (NULLs
+      // sort last: one descent per tenant) instead of a scan of every event (docs/explanation/performance.md).
       const [row] = await db.sql.query<{ age: number | null }>(
-        'SELECT extract(epoch FROM clock_timestamp() - min(occurred_at))::float8 AS age FROM load_events WHERE seq IS NULL',
+        `SELECT extract(epoch FROM clock_timestamp() - min(u.oldest))::float8 AS age
+         FROM tenants t CROSS JOIN LATERAL (SELECT min(e.occurred_at) AS oldest FROM load_events e WHERE e.tenant_id = t.id AND e.seq IS NULL) u`,
         [],
       );
       this.set(Math.max(0, Number(row?.age ?? 0)));

@@ -2,6 +2,8 @@
  * The integration console (GET /console) in headless Chromium with every other host blocked (and
  * recorded: none may be asked): a tenant signs in and sees a chart with the real counts, maps an
  * unmapped status and sees a load's phase change; the admin creates a tenant and its new key posts.
+ * The record lookup shows a load's payload history (a body behind a disclosure) and a deleted load as
+ * deleted; each source shows its dry-run counts.
  * Accessibility (axe-core: no serious or critical violation) at desktop and phone widths; keys only
  * in sessionStorage. Saves the screenshots the docs show (docs/screenshots/console-*.png).
  */
@@ -93,6 +95,12 @@ describe('the console in Chromium', () => {
     const booked = loadBody(tenant, { native_system_load_status: 'Booked', native_system_customer_name: 'Acme Foods' });
     expect((await api.post(routes.load, booked, { 'service-ingest-source': 'pull' })).status).toBe(200);
     await api.post(routes.load_update, loadUpdateBody(tenant, booked), { 'service-ingest-source': 'pull' });
+    // The same load again from the webhook, with a note: two bodies in its payload history.
+    const again = { ...booked, tms_note: 'second post' };
+    expect((await api.post(routes.load, again, { 'service-ingest-source': 'webhook', 'x-request-id': 'console-second-post' })).status).toBe(200);
+    // One dry run on the pull path: counted apart, on the pull card only.
+    const rehearsal = await api.post(`${routes.load}?dry_run=true`, loadBody(tenant), { 'service-ingest-source': 'pull' });
+    expect(rehearsal.body).toMatchObject({ status: 'processed', dry_run: true });
     for (let i = 0; i < 3; i++) expect((await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' })).status).toBe(200);
     expect((await api.post(routes.load, { native_system_load_id: 'X' }, { 'service-ingest-source': 'webhook' })).status).toBe(400);
     const health = (await api.graphql('{ ingestHealth { sources { source lastDay { processed rejected } } } }')).body.data.ingestHealth.sources;
@@ -102,10 +110,12 @@ describe('the console in Chromium', () => {
     await signIn(page, tenant.apiKey);
     await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toBe(`Tenant ${tenant.slug}`);
     await expect.poll(() => chartTotal(page, 'webhook', 'processed'), { timeout: 60_000 }).toBe(expected('WEBHOOK').processed);
-    expect(expected('WEBHOOK').processed).toBe(3);
+    expect(expected('WEBHOOK').processed).toBe(4); // three carriers and the load's second post
     expect(await chartTotal(page, 'webhook', 'rejected')).toBe(1);
     expect(await chartTotal(page, 'pull', 'processed')).toBe(expected('PULL').processed);
     await expect(page.locator('#rejections tbody').innerText()).resolves.toContain('validation_failed');
+    await expect(page.locator('#source-pull .dry-runs').innerText()).resolves.toBe('dry runs: 1 in the last hour / 1 in the last day');
+    await expect(page.locator('#source-webhook .dry-runs').innerText()).resolves.toBe('dry runs: 0 in the last hour / 0 in the last day');
     // The rejection's field issues, and its body behind a disclosure.
     const rejected = page.locator('#rejections tbody tr', { hasText: 'validation_failed' }).first();
     await expect(rejected.locator('ul.issues').innerText()).resolves.toContain('native_system_load_permalink');
@@ -118,6 +128,15 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('UNMAPPED');
     await expect(page.locator('#record').innerText()).resolves.toContain('Events');
+    await expect(page.locator('#load-summary [data-field="deleted"]').innerText()).resolves.toBe('no');
+    // Its payload history, newest first: the webhook's second post, then the first one; a body opens.
+    const history = page.locator('#history tbody tr');
+    await expect(history.count()).resolves.toBe(2);
+    await expect(history.nth(0).innerText()).resolves.toMatch(/webhook\s+processed\s+yes\s+console-second-post/);
+    await expect(history.nth(1).innerText()).resolves.toMatch(/pull\s+processed\s+yes/);
+    await expect(history.nth(0).locator('details.body pre').isVisible()).resolves.toBe(false);
+    await history.nth(0).locator('details.body summary').click();
+    await expect.poll(() => history.nth(0).locator('details.body pre').innerText(), { timeout: 30_000 }).toContain('"tms_note": "second post"');
 
     // Map the unmapped status; the lookup shows the new phase.
     await page.getByLabel('Phase for Booked').selectOption('COVERED');
@@ -125,6 +144,8 @@ describe('the console in Chromium', () => {
     await expect.poll(() => page.locator('#mappings tbody').innerText(), { timeout: 30_000 }).toContain('COVERED');
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
+    // The looked-up-again load kept its opened body open.
+    await expect(page.locator('#history tbody tr').nth(0).locator('details.body pre').isVisible()).resolves.toBe(true);
     const stored = await api.graphql('query ($p: String!) { load(permalink: $p) { phase } }', { p: booked.native_system_load_permalink });
     expect(stored.body.data.load.phase).toBe('COVERED');
     // The refresh after mapping kept the opened body open.
@@ -142,6 +163,31 @@ describe('the console in Chromium', () => {
     // The key is in this tab's session only.
     expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(tenant.apiKey);
     expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).toContain(tenant.apiKey);
+    await page.close();
+  });
+
+  test('the lookup shows a deleted load as deleted, with when', async () => {
+    const api = apiFor(testApp, tenant.apiKey);
+    const load = loadBody(tenant);
+    expect((await api.post(routes.load, load)).status).toBe(200);
+    const removed = await api.post('/api/v1/loads/delete', { native_system_load_permalink: load.native_system_load_permalink });
+    expect(removed.status).toBe(200);
+    const stored = await api.graphql('query ($p: String!) { load(permalink: $p, includeDeleted: true) { deletedAt } }', {
+      p: load.native_system_load_permalink,
+    });
+    const deletedAt: string = stored.body.data.load.deletedAt;
+    expect(deletedAt).toBeTruthy();
+
+    const page = await context.newPage();
+    await signIn(page, tenant.apiKey);
+    await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toBe(`Tenant ${tenant.slug}`);
+    await page.getByLabel('Load permalink').fill(String(load.native_system_load_permalink));
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('#load-deleted').innerText(), { timeout: 30_000 }).toMatch(/^Deleted: the TMS deleted this load on /);
+    const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(), deletedAt);
+    await expect(page.locator('#load-summary [data-field="deleted"]').innerText()).resolves.toBe(shown);
+    await expect(page.locator('#history tbody tr').count()).resolves.toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
 

@@ -15,7 +15,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { TestProject } from 'vitest/node';
-import { openDatabase } from '../../src/db/database.js';
+import { openDatabase, pgliteExtensions } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 
 export type DatabaseTemplate = { kind: 'postgres'; name: string } | { kind: 'pglite'; dumpPath: string };
@@ -70,7 +70,7 @@ async function postgresTemplate() {
 }
 
 async function pgliteTemplate() {
-  const pglite = await PGlite.create('memory://');
+  const pglite = await PGlite.create('memory://', { extensions: pgliteExtensions });
   let dump: Blob;
   try {
     await migrate(new PrismaPGlite(pglite));
