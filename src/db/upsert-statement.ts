@@ -340,9 +340,15 @@ RETURNING t.id`;
  * row is `not_found`. The children's cascade and the `*.deleted` events are the table's triggers
  * (migration `record_tombstones`), in the same transaction. Takes the upsert's input (its `present`
  * columns and rows' values are unused).
+ *
+ * With `history: true` the same statement also records each delete's body in the payload history
+ * (db/payload-history.ts): every row it answers, `not_found` included (history is kept by permalink),
+ * with `changed` true only for a record deleted now. The cascade's children get no row (no body of
+ * theirs was sent).
  */
-export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
+export function buildDeleteStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
   if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
+  const history = options.history === true;
   const text = `WITH rows AS (
     SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
   ),
@@ -360,14 +366,40 @@ export function buildDeleteStatement(spec: RecordTable): UpsertStatement {
     FROM locked l
     WHERE t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
     RETURNING t.id
-  )
+  )${history ? historyCtes() : ''}
   SELECT r.ord, CASE WHEN l.id IS NULL THEN 'not_found' WHEN w.id IS NULL THEN 'skipped'
     WHEN l.deleted_at IS NULL THEN 'deleted' ELSE 'already_deleted' END AS tombstone
   FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id`;
+
+  /** Every delete settles (none misses a parent): skipped when kept by freshness, changed when deleted now. */
+  function historyCtes() {
+    return `,
+  settled AS (
+    SELECT r.ord, r.permalink,
+      CASE WHEN l.id IS NOT NULL AND w.id IS NULL THEN 'skipped' ELSE 'processed' END AS outcome,
+      (w.id IS NOT NULL AND l.deleted_at IS NULL) AS changed
+    FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id
+  ),
+  ${historyCte({
+    settled: 'settled',
+    tenantId: '$1::uuid',
+    receivedAt: '$2::timestamptz',
+    kind: `'${spec.name}'`,
+    source: '$6::text',
+    requestId: '$7::text',
+    bodies: '$5::json',
+  })}`;
+  }
+
   return {
-    name: `delete_${spec.name}`,
+    name: `delete_${spec.name}${history ? '_history' : ''}`,
     text,
-    params: (input) => [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime],
+    params(input) {
+      const all = [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime];
+      if (!history) return all;
+      if (!input.history) throw new Error(`delete_${spec.name}_history: the statement records history and was given none`);
+      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
+    },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
       for (const row of rows) {

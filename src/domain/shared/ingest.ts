@@ -107,10 +107,10 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
   const deletes = spec.rest.action === 'delete';
   const statement = deletes ? buildDeleteStatement(tableOf(spec)) : buildUpsertStatement(tableOf(spec));
   /**
-   * The upsert recording the payload history of what it settles (db/payload-history.ts's `historyCte`,
-   * which a delete statement may append the same way; deletes record none yet).
+   * The same statement recording the payload history of what it settles (db/payload-history.ts's
+   * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
    */
-  const recording = deletes ? null : buildUpsertStatement(tableOf(spec), { history: true });
+  const recording = deletes ? buildDeleteStatement(tableOf(spec), { history: true }) : buildUpsertStatement(tableOf(spec), { history: true });
   const columnEntries = Object.entries(spec.columns);
   const honoursSyncRunTime = spec.freshness === 'sync_run_time';
   const lower = spec.label.toLowerCase();
@@ -233,7 +233,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     async function write(sql: Sql, group: readonly Pending[]): Promise<void> {
       // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
       const history = scope.dryRun ? null : scope.history;
-      const chosen = history && recording ? recording : statement;
+      const chosen = history ? recording : statement;
       const params = chosen.params({
         tenantId: scope.tenant.id,
         now: scope.now,

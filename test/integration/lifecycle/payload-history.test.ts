@@ -7,12 +7,13 @@
  */
 import { createPayloadPartitions } from '../../../src/db/payload-history.js';
 import { createPayloadHistoryMaintenance, payloadHistoryOf } from '../../../src/domain/payload-history/service.js';
-import { recordKinds, recordSpecOf, type RecordKind } from '../../../src/domain/registry.js';
+import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
+import { deleteSpecOf, isDeletable } from '../../../src/domain/shared/delete.js';
 import { bulkMutationName, bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
 import { createLogger } from '../../../src/logger.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { gqlData, toInput, upsertMutations } from '../../factories/graphql.js';
-import { bodyMaker, routes, seed } from '../../factories/records.js';
+import { bodyMaker, routes, seed, seedLoadTree } from '../../factories/records.js';
 import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;
@@ -32,7 +33,7 @@ const historyFields = 'receivedAt source requestId outcome changed body';
 const rootField: Record<Exclude<RecordKind, 'load_update'>, string> = { carrier: 'carrier', load: 'load', load_leg: 'loadLeg', stop: 'stop' };
 
 /** `history(first:)` of one record, read as a client would (load updates through their load's `updates`). */
-async function historyOf(api: Api, kind: RecordKind, body: Body, first?: number): Promise<PayloadRecord[]> {
+async function historyOf(api: Api, kind: RecordKind, body: Body, first?: number, includeDeleted = false): Promise<PayloadRecord[]> {
   const spec = recordSpecOf[kind];
   const permalink = body[spec.permalinkField] as string;
   const args = first === undefined ? '' : `(first: ${first})`;
@@ -43,7 +44,10 @@ async function historyOf(api: Api, kind: RecordKind, body: Body, first?: number)
     return data.load.updates.find((u: { permalink: string }) => u.permalink === permalink).history;
   }
   const field = rootField[kind];
-  const data = await gqlData(api, `query ($p: String!) { ${field}(permalink: $p) { history${args} { ${historyFields} } } }`, { p: permalink });
+  const data = await gqlData(api, `query ($p: String!, $d: Boolean) { ${field}(permalink: $p, includeDeleted: $d) { history${args} { ${historyFields} } } }`, {
+    p: permalink,
+    d: includeDeleted,
+  });
   return data[field].history;
 }
 
@@ -113,6 +117,126 @@ describe('every kind, both transports, single and bulk', () => {
       expect(history[0]).toMatchObject({ requestId: `hist-gql-bulk-${kind}`, outcome: 'PROCESSED', changed: true });
       expectSameBody(history[0]!.body, body);
     }
+  });
+});
+
+/** A tombstone's history: read by permalink with `includeDeleted: true` (the only read that shows it). */
+const tombstoneHistory = (api: Api, kind: RecordKind, body: Body) => historyOf(api, kind, body, undefined, true);
+
+const deletableKinds = recordSpecs.filter(isDeletable).map((spec) => spec.kind);
+
+/** The delete body of a record: its permalink field only. */
+const deleteBodyOf = (kind: RecordKind, body: Body): Body => ({ [recordSpecOf[kind].permalinkField]: body[recordSpecOf[kind].permalinkField] });
+
+describe('deletes keep their body too (every deletable kind, both transports, single and bulk)', () => {
+  test.for(deletableKinds)('%s: REST delete and bulk_delete: processed, changed when deleted now, not when already deleted', async (kind, { api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const spec = deleteSpecOf(recordSpecOf[kind]);
+    const body = await seed(api, routes[kind], make(kind));
+    const single = { zz_note: 'voided', ...deleteBodyOf(kind, body) };
+    const res = await api.post(restPath(spec), single, headers(`hist-del-${kind}`));
+    expect(res.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted/) });
+    const bulk = await api.post(bulkRestPath(spec), { records: [deleteBodyOf(kind, body)] }, headers(`hist-bulk-del-${kind}`));
+    expect(bulk.body.results[0]).toMatchObject({ status: 'processed', message: expect.stringContaining('already deleted') });
+
+    const history = await tombstoneHistory(api, kind, body);
+    expect(history.map((h) => [h.requestId, h.outcome, h.changed])).toEqual([
+      [`hist-bulk-del-${kind}`, 'PROCESSED', false],
+      [`hist-del-${kind}`, 'PROCESSED', true],
+      [history[2]!.requestId, 'PROCESSED', true],
+    ]);
+    expect(history[1]!.source).toBe('PULL');
+    expect(JSON.stringify(history[1]!.body)).toBe(JSON.stringify(single));
+    expect(history[0]!.body).toEqual(deleteBodyOf(kind, body));
+    expectSameBody(history[2]!.body, body);
+  });
+
+  test.for(deletableKinds)('%s: GraphQL delete and bulk delete mutations', async (kind, { api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const spec = deleteSpecOf(recordSpecOf[kind]);
+    const body = await seed(api, routes[kind], make(kind));
+    const input = toInput(deleteBodyOf(kind, body));
+    await gqlData(
+      api,
+      `mutation ($input: ${spec.graphql.input}!) { ${spec.graphql.mutation}(input: $input) { status } }`,
+      { input },
+      headers(`hist-gql-del-${kind}`),
+    );
+    await gqlData(
+      api,
+      `mutation ($inputs: [${spec.graphql.input}!]!) { ${bulkMutationName(spec)}(inputs: $inputs) { status } }`,
+      { inputs: [input] },
+      headers(`hist-gql-bulk-del-${kind}`),
+    );
+    const [bulkRow, singleRow, upsertRow, ...rest] = await tombstoneHistory(api, kind, body);
+    expect(rest).toEqual([]);
+    expect(bulkRow).toMatchObject({ requestId: `hist-gql-bulk-del-${kind}`, outcome: 'PROCESSED', changed: false, body: deleteBodyOf(kind, body) });
+    expect(singleRow).toMatchObject({ requestId: `hist-gql-del-${kind}`, outcome: 'PROCESSED', changed: true, body: deleteBodyOf(kind, body) });
+    expect(upsertRow).toMatchObject({ outcome: 'PROCESSED', changed: true });
+  });
+});
+
+describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', () => {
+  test('a delete older than the record is kept as skipped; a revival follows it', async ({ api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const del = deleteSpecOf(recordSpecOf.load);
+    const load = await seed(api, `${routes.load}?sync_run_time=2026-11-20T10:00:00Z`, make('load'));
+    expect((await api.post(`${restPath(del)}?sync_run_time=2026-11-20T09:00:00Z`, deleteBodyOf('load', load))).body.status).toBe('skipped');
+    expect((await api.post(`${restPath(del)}?sync_run_time=2026-11-20T11:00:00Z`, deleteBodyOf('load', load))).body.status).toBe('processed');
+    expect((await api.post(`${routes.load}?sync_run_time=2026-11-20T12:00:00Z`, load)).body.status).toBe('processed');
+    expect((await historyOf(api, 'load', load)).map((h) => [h.outcome, h.changed, Object.keys(h.body).length > 1 ? 'upsert' : 'delete'])).toEqual([
+      ['PROCESSED', true, 'upsert'], // the revival
+      ['PROCESSED', true, 'delete'],
+      ['SKIPPED', false, 'delete'],
+      ['PROCESSED', true, 'upsert'],
+    ]);
+  });
+
+  test("a load's delete is kept on the load only: its cascaded legs and stops were sent no body", async ({ api, tenant }) => {
+    const { load, leg, stop } = await seedLoadTree(api, tenant);
+    expect((await api.post(restPath(deleteSpecOf(recordSpecOf.load)), deleteBodyOf('load', load))).body.status).toBe('processed');
+    expect((await tombstoneHistory(api, 'load', load)).map((h) => h.changed)).toEqual([true, true]);
+    expect((await tombstoneHistory(api, 'load_leg', leg)).map((h) => Object.keys(h.body).length > 1)).toEqual([true]);
+    expect((await tombstoneHistory(api, 'stop', stop)).map((h) => Object.keys(h.body).length > 1)).toEqual([true]);
+  });
+
+  test('"not found: nothing to delete" is kept under its permalink (unchanged): a record created later shows it', async ({ api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const stop = make('stop');
+    const res = await api.post(restPath(deleteSpecOf(recordSpecOf.stop)), deleteBodyOf('stop', stop), headers('hist-del-early'));
+    expect(res.body.message).toContain('not found: nothing to delete');
+    await seed(api, routes.stop, stop);
+    expect((await historyOf(api, 'stop', stop)).map((h) => [h.requestId === 'hist-del-early', h.outcome, h.changed, Object.keys(h.body).length > 1])).toEqual([
+      [false, 'PROCESSED', true, true],
+      [true, 'PROCESSED', false, false],
+    ]);
+  });
+
+  test('a dry-run delete keeps no body; a bulk delete records in its own statement', async ({ api, tenant, testApp }) => {
+    const make = await bodyMaker(api, tenant);
+    const del = deleteSpecOf(recordSpecOf.load);
+    const loads = [await seed(api, routes.load, make('load')), await seed(api, routes.load, make('load'))];
+    const rehearsed = await api.post(`${bulkRestPath(del)}?dry_run=true`, { records: loads.map((l) => deleteBodyOf('load', l)) });
+    expect(rehearsed.body.results.map((r: Body) => r.status)).toEqual(['processed', 'processed']);
+    await gqlData(api, `mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input, dryRun: true) { status } }`, {
+      input: toInput(deleteBodyOf('load', loads[0]!)),
+    });
+    for (const load of loads) expect((await historyOf(api, 'load', load)).map((h) => h.changed)).toEqual([true]);
+
+    const statements: string[] = [];
+    const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
+    try {
+      expect((await api.post(bulkRestPath(del), { records: loads.map((l) => deleteBodyOf('load', l)) })).body.results.map((r: Body) => r.status)).toEqual([
+        'processed',
+        'processed',
+      ]);
+    } finally {
+      stop();
+    }
+    const touching = statements.filter((sql) => /payload_history/.test(sql));
+    expect(touching).toHaveLength(1);
+    expect(touching[0]).toMatch(/UPDATE "loads"/);
+    for (const load of loads) expect((await tombstoneHistory(api, 'load', load)).map((h) => h.changed)).toEqual([true, true]);
   });
 });
 
