@@ -17,6 +17,7 @@ import { kindOf } from '../../../src/http/route.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { errorCodes } from '../../../src/errors.js';
 import { bulkMutationName } from '../../../src/domain/shared/record.js';
+import { deleteSpecOf, isDeletable } from '../../../src/domain/shared/delete.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;
@@ -179,6 +180,27 @@ const graphqlSweep: Record<string, () => Probe[]> = {
         },
       ],
     ]),
+  ),
+  // Deletes: A's permalink, single and in a batch of one (its permalink names A's tenant: refused as for a permalink that names nothing).
+  ...Object.fromEntries(
+    recordSpecs.filter(isDeletable).flatMap((kind) => {
+      const spec = deleteSpecOf(kind);
+      const input = () => toInput({ [spec.permalinkField]: aBodies[spec.kind]![spec.permalinkField] });
+      const { mutation, input: type } = spec.graphql;
+      const bulk = bulkMutationName(spec);
+      return [
+        [mutation, () => [{ query: `mutation ($input: ${type}!) { ${mutation}(input: $input) { status message permalink } }`, variables: { input: input() } }]],
+        [
+          bulk,
+          () => [
+            {
+              query: `mutation ($inputs: [${type}!]!) { ${bulk}(inputs: $inputs) { index status message error { code message } } }`,
+              variables: { inputs: [input()] },
+            },
+          ],
+        ],
+      ];
+    }),
   ),
   editLoad: () => [
     {
