@@ -84,13 +84,16 @@ export interface RestCase {
 const otherMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Requests against one REST operation: method, path, query, headers and body, each mostly sane, often hostile. */
+/** A generated value as query-string text: objects as JSON (`String` throws on one whose `toString` key holds no function). */
+const queryText = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+
 export function restCase(op: RestOperation, ctx: SchemaContext, keys: { tenant: string; admin: string }): fc.Arbitrary<RestCase> {
   const queryParams = op.parameters.filter((p) => p.in === 'query');
   const query = fc.record({
     fixed: fc.tuple(
       ...queryParams.map((p) =>
         fc
-          .option(p.schema?.format === 'date-time' ? hostileDateTime : fromSchema(p.schema ?? {}, ctx, p.name).map(String), { nil: undefined })
+          .option(p.schema?.format === 'date-time' ? hostileDateTime : fromSchema(p.schema ?? {}, ctx, p.name).map(queryText), { nil: undefined })
           .map((v) => [p.name as string, v] as const),
       ),
     ),
