@@ -166,7 +166,7 @@ describe('the console in Chromium', () => {
     await page.close();
   });
 
-  test('the lookup shows a deleted load as deleted, with when', async () => {
+  test('the lookup shows a deleted load as deleted, with when, and the delete in its payload history', async () => {
     const api = apiFor(testApp, tenant.apiKey);
     const load = loadBody(tenant);
     expect((await api.post(routes.load, load)).status).toBe(200);
@@ -186,7 +186,8 @@ describe('the console in Chromium', () => {
     await expect.poll(() => page.locator('#load-deleted').innerText(), { timeout: 30_000 }).toMatch(/^Deleted: the TMS deleted this load on /);
     const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(), deletedAt);
     await expect(page.locator('#load-summary [data-field="deleted"]').innerText()).resolves.toBe(shown);
-    await expect(page.locator('#history tbody tr').count()).resolves.toBe(1);
+    // Its payload history: the delete's body (newest) and the upsert's.
+    await expect(page.locator('#history tbody tr').count()).resolves.toBe(2);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
