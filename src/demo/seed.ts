@@ -97,34 +97,22 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
     const carrier = carriers[i % carriers.length]!;
     const pickup = new Date(now.getTime() + pickupIn * 3_600_000);
     const at = (h: number) => hours(pickup, h);
-    // A load with a payload history of more than one body (docs/guides/payload-history.md): the
-    // in-transit load was first posted as dispatched, then its status changed.
-    if (status === 'In Transit') {
-      requests.push({
-        path: restPath(recordSpecOf.load),
-        source: 'pull',
-        body: {
-          native_system_load_permalink: p(load),
-          native_system_load_id: load,
-          native_system_load_status: 'Dispatched',
-          native_system_customer_reference_number: `CR-${n}`,
-          bol_number: `BOL-${n}`,
-          po_number: `PO-${n}`,
-        },
-      });
-    }
-    requests.push({
+    const loadRequest = (loadStatus: string): (typeof requests)[number] => ({
       path: restPath(recordSpecOf.load),
       source: 'pull',
       body: {
         native_system_load_permalink: p(load),
         native_system_load_id: load,
-        native_system_load_status: status,
+        native_system_load_status: loadStatus,
         native_system_customer_reference_number: `CR-${n}`,
         bol_number: `BOL-${n}`,
         po_number: `PO-${n}`,
       },
     });
+    // A load with a payload history of more than one body (docs/guides/payload-history.md): the
+    // in-transit load was first posted as dispatched, then its status changed.
+    if (status === 'In Transit') requests.push(loadRequest('Dispatched'));
+    requests.push(loadRequest(status));
     const leg = `G${n}`;
     requests.push({
       path: restPath(recordSpecOf.load_leg),
