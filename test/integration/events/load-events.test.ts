@@ -4,9 +4,7 @@
 import { describe, expect, test } from '../../fixtures.js';
 import { loadBody, routes, seed } from '../../factories/records.js';
 import { gqlData } from '../../factories/graphql.js';
-import { createEventMaintenance } from '../../../src/domain/events/maintenance.js';
-import { createLogger } from '../../../src/logger.js';
-import type { TestApp } from '../../helpers/app.js';
+import { eventMaintenanceOf } from '../../helpers/maintenance.js';
 
 const eventsQuery = /* GraphQL */ `query ($after: String, $first: Int, $filter: LoadEventFilter) {
   loadEvents(after: $after, first: $first, filter: $filter) {
@@ -14,18 +12,6 @@ const eventsQuery = /* GraphQL */ `query ($after: String, $first: Int, $filter: 
     pageInfo { hasNextPage endCursor }
   }
 }`;
-
-const maintenanceOf = (testApp: TestApp, retentionMs = 7 * 86_400_000) =>
-  createEventMaintenance({
-    db: testApp.database.db,
-    sequencer: testApp.app.services.sequencer,
-    clock: testApp.clock,
-    logger: createLogger('silent'),
-    recorder: testApp.app.services.recorder,
-    retentionMs,
-    degradedRejectionRate: 0.2,
-    intervalMs: 0,
-  });
 
 // The file's first test also waits for the app's database to be created and migrated.
 describe('loadEvents query', { timeout: 120_000 }, () => {
@@ -65,7 +51,7 @@ describe('loadEvents query', { timeout: 120_000 }, () => {
 
 describe('ingest_health.state_changed and retention', { timeout: 120_000 }, () => {
   test('a source that starts receiving, then falls silent, records its state changes once each', async ({ testApp, api, tenant }) => {
-    const maintenance = maintenanceOf(testApp);
+    const maintenance = eventMaintenanceOf(testApp, { retentionMs: 7 * 86_400_000 });
     await seed(api, routes.load, loadBody(tenant));
     await maintenance.runOnce();
     await maintenance.runOnce(); // unchanged: nothing more
@@ -83,7 +69,7 @@ describe('ingest_health.state_changed and retention', { timeout: 120_000 }, () =
   });
 
   test('events older than the retention are pruned; the cursor keeps counting', async ({ testApp, api, tenant }) => {
-    const maintenance = maintenanceOf(testApp, 3_600_000);
+    const maintenance = eventMaintenanceOf(testApp, { retentionMs: 3_600_000 });
     await seed(api, routes.load, loadBody(tenant));
     await seed(api, routes.load, loadBody(tenant));
     testApp.clock.advance(2 * 3_600_000);

@@ -4,14 +4,12 @@
  * `DELETED_RETENTION_DAYS`, and a delete racing upserts of the same permalink (truly parallel on
  * PostgreSQL; serialised on PGlite, where the same answers must hold).
  */
-import { createEventMaintenance } from '../../../src/domain/events/maintenance.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
 import { deleteSpecOf } from '../../../src/domain/shared/delete.js';
 import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
-import { createLogger } from '../../../src/logger.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
-import type { TestApp } from '../../helpers/app.js';
+import { eventMaintenanceOf } from '../../helpers/maintenance.js';
 import { listen } from '../../helpers/server.js';
 import { subscribeSse } from '../../helpers/sse.js';
 import { createEndpoint, describe, expect, test } from '../webhooks/setup.js';
@@ -28,19 +26,6 @@ const deletedTypes = ['carrier.deleted', 'load.deleted', 'leg.deleted', 'stop.de
 const eventsQuery = `query ($types: [String!]) { loadEvents(first: 100, filter: { types: $types }) { edges { node { type loadPermalink data occurredAt } } } }`;
 const deletedEvents = async (api: Parameters<typeof gqlData>[0]) =>
   ((await gqlData(api, eventsQuery, { types: deletedTypes })).loadEvents.edges as { node: any }[]).map((e) => e.node);
-
-const maintenanceOf = (testApp: TestApp, deletedRetentionMs?: number) =>
-  createEventMaintenance({
-    db: testApp.database.db,
-    sequencer: testApp.app.services.sequencer,
-    clock: testApp.clock,
-    logger: createLogger('silent'),
-    recorder: testApp.app.services.recorder,
-    retentionMs: 3650 * 86_400_000,
-    deletedRetentionMs,
-    degradedRejectionRate: 0.2,
-    intervalMs: 0,
-  });
 
 describe('change events', { timeout: 120_000 }, () => {
   test('a load delete records load.deleted and one leg.deleted / stop.deleted per cascaded record, with permalink, loadPermalink and deletedAt', async ({
@@ -160,9 +145,9 @@ describe('purge after DELETED_RETENTION_DAYS', { timeout: 120_000 }, () => {
     testApp.clock.advance(11 * 86_400_000);
 
     // Without a retention nothing is purged.
-    await maintenanceOf(testApp).runOnce();
+    await eventMaintenanceOf(testApp, { retentionMs: 3650 * 86_400_000 }).runOnce();
     expect(await db.load.count({ where: { tenantId: tenant.id } })).toBe(3);
-    await maintenanceOf(testApp, 30 * 86_400_000).runOnce();
+    await eventMaintenanceOf(testApp, { retentionMs: 3650 * 86_400_000, deletedRetentionMs: 30 * 86_400_000 }).runOnce();
 
     const permalinks = async (model: 'load' | 'loadLeg' | 'stop' | 'carrier' | 'loadUpdate') =>
       ((await (db[model] as any).findMany({ where: { tenantId: tenant.id }, select: { permalink: true } })) as { permalink: string }[])
