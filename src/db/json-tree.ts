@@ -146,6 +146,8 @@ function scalarCondition(alias: string, field: Field, value: unknown, ctx: Conte
     if (field.type === 'DateTime') return v instanceof Date ? `${ctx.param(v.toISOString())}::timestamptz` : fail();
     return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? ctx.param(v) : fail();
   };
+  // A text compared with (I)LIKE matches itself only: its `\`, `%` and `_` are escaped, as Prisma does.
+  const pattern = (v: unknown) => param(typeof v === 'string' ? v.replace(/[\\%_]/g, '\\$&') : v);
   if (value === null) return `${raw} IS NULL`;
   if (!isObject(value) || value instanceof Date) return `${column} = ${param(value)}`;
   const { mode, ...ops } = value;
@@ -154,9 +156,9 @@ function scalarCondition(alias: string, field: Field, value: unknown, ctx: Conte
   const parts = Object.entries(ops).map(([op, operand]) => {
     switch (op) {
       case 'equals':
-        return operand === null ? `${raw} IS NULL` : `${column} ${insensitive ? 'ILIKE' : '='} ${param(operand)}`;
+        return operand === null ? `${raw} IS NULL` : insensitive ? `${column} ILIKE ${pattern(operand)}` : `${column} = ${param(operand)}`;
       case 'contains':
-        return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ('%' || ${param(operand)} || '%')`;
+        return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ('%' || ${pattern(operand)} || '%')`;
       case 'in':
         if (!Array.isArray(operand)) throw unsupported;
         return operand.length ? `${column} IN (${operand.map(param).join(', ')})` : 'false';
