@@ -71,7 +71,8 @@ function orderSql(model: string, orderBy: unknown, alias: string, needed: Set<st
  * A Prisma `where` as one SQL condition on the row at `alias`, with Prisma's matching: `AND` / `OR`,
  * scalars by value (`field: value`, `null`) or by `equals` / `in` / `gte` / `gt` / `lte` / `lt` /
  * `contains` / `not: null` (`mode: 'insensitive'` compares with `ILIKE`, as Prisma does on
- * PostgreSQL), relations by `some` (to-many) and `is` (to-one), each filtered on the tenant as well.
+ * PostgreSQL; as there, the operand is a pattern, which callers build with `likeLiteral`), relations
+ * by `some` (to-many) and `is` (to-one), each filtered on the tenant as well.
  * Anything else is unsupported.
  */
 function conditionSql(model: string, alias: string, where: unknown, ctx: Context): string {
@@ -146,8 +147,6 @@ function scalarCondition(alias: string, field: Field, value: unknown, ctx: Conte
     if (field.type === 'DateTime') return v instanceof Date ? `${ctx.param(v.toISOString())}::timestamptz` : fail();
     return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? ctx.param(v) : fail();
   };
-  // A text compared with (I)LIKE matches itself only: its `\`, `%` and `_` are escaped, as Prisma does.
-  const pattern = (v: unknown) => param(typeof v === 'string' ? v.replace(/[\\%_]/g, '\\$&') : v);
   if (value === null) return `${raw} IS NULL`;
   if (!isObject(value) || value instanceof Date) return `${column} = ${param(value)}`;
   const { mode, ...ops } = value;
@@ -156,9 +155,9 @@ function scalarCondition(alias: string, field: Field, value: unknown, ctx: Conte
   const parts = Object.entries(ops).map(([op, operand]) => {
     switch (op) {
       case 'equals':
-        return operand === null ? `${raw} IS NULL` : insensitive ? `${column} ILIKE ${pattern(operand)}` : `${column} = ${param(operand)}`;
+        return operand === null ? `${raw} IS NULL` : `${column} ${insensitive ? 'ILIKE' : '='} ${param(operand)}`;
       case 'contains':
-        return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ('%' || ${pattern(operand)} || '%')`;
+        return `${column} ${insensitive ? 'ILIKE' : 'LIKE'} ('%' || ${param(operand)} || '%')`;
       case 'in':
         if (!Array.isArray(operand)) throw unsupported;
         return operand.length ? `${column} IN (${operand.map(param).join(', ')})` : 'false';

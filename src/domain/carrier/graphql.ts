@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
       cursor: 'id',
       description: "The tenant's carriers by name (then id), optionally narrowed by `search`.",
       args: {
-        search: t.arg.string({ description: 'Case-insensitive part of the name, MC number, DOT number or SCAC.' }),
+        search: t.arg.string({ description: 'Case-insensitive part (matched literally) of the name, MC number, DOT number or SCAC.' }),
       },
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxConnectionPage) }),
       maxSize: maxConnectionPage,

@@ -91,9 +91,10 @@ const LoadFilterInput = builder.inputType('LoadFilter', {
   description: 'Narrows `loads`; every given part must match.',
   fields: (t) => ({
     phase: t.field({ type: [PhaseEnum], description: 'Any of these phases.' }),
-    status: t.string({ description: 'The TMS status, compared trimmed and case-insensitively.' }),
+    status: t.string({ description: 'The TMS status, compared trimmed, case-insensitively and literally (`%` and `_` are no wildcards).' }),
     search: t.string({
-      description: 'A case-insensitive part of any reference number: customer reference, BOL, PO, leg reference, pickup reference or stop reference.',
+      description:
+        'A case-insensitive part (matched literally) of any reference number: customer reference, BOL, PO, leg reference, pickup reference or stop reference.',
     }),
     changedSince: t.field({ type: 'DateTime', description: 'Only loads the service wrote at or after this instant (`changedAt`).' }),
     activitySince: t.field({

@@ -4,6 +4,7 @@
  */
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
+import { likeLiteral } from '../../db/like.js';
 
 export interface LoadFilter {
   phase?: Phase[] | null;
@@ -33,13 +34,14 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
  * - `activitySince`: the load or any of its legs, stops and updates written at or after that instant;
  * - `carrier`: a carrier permalink assigned to any of its legs;
  * - `city`: any of its stops' city, compared case-insensitively (equality on the lower-cased `cityKey`).
- * Blank strings are ignored. Deleted records (tombstones) never match: not the load, not its legs or stops.
+ * Texts match literally (`%`, `_` and `\` are no wildcards). Blank strings are ignored. Deleted records
+ * (tombstones) never match: not the load, not its legs or stops.
  */
 export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | undefined): Prisma.LoadWhereInput {
   const and: Prisma.LoadWhereInput[] = [{ tenantId }, liveOnly];
   if (filter?.phase) and.push({ phase: { in: filter.phase } });
   const status = filter?.status?.trim();
-  if (status) and.push({ status: { equals: status, mode: 'insensitive' } });
+  if (status) and.push({ status: { equals: likeLiteral(status), mode: 'insensitive' } });
   if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
   if (filter?.activitySince) and.push({ lastActivityAt: { gte: filter.activitySince } });
   const carrier = filter?.carrier?.trim();
@@ -48,7 +50,7 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   if (city) and.push({ legs: { some: { ...liveOnly, stops: { some: { ...liveOnly, cityKey: city.toLowerCase() } } } } });
   const term = filter?.search?.trim();
   if (term) {
-    const contains = { contains: term, mode: 'insensitive' } as const;
+    const contains = { contains: likeLiteral(term), mode: 'insensitive' } as const;
     and.push({
       OR: [
         { customerReferenceNumber: contains },

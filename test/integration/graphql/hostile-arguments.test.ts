@@ -3,8 +3,8 @@
  * and client errors were logged at error level with a stack.
  */
 import { describe, expect, test } from '../../fixtures.js';
-import { loadBody, routes, seed } from '../../factories/records.js';
-import { gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
+import { carrierBody, loadBody, routes, seed } from '../../factories/records.js';
+import { gqlData, gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
 import { apiFor, loggingApp } from '../../helpers/app.js';
 
 const nul = 'X\u0000-acme';
@@ -116,5 +116,46 @@ describe('GraphQL DateTime arguments outside the years PostgreSQL stores', () =>
       const res = await api.graphql('query ($v: DateTime) { loads(filter: { activitySince: $v, changedSince: $v }) { totalCount } }', { v });
       expect(res.body).toEqual({ data: { loads: { totalCount: 0 } } });
     }
+  });
+});
+
+describe('text filters holding LIKE wildcards and the escape character', () => {
+  // The fuzzer's loads(filter: { status: "\\" }) answered INTERNAL_SERVER_ERROR: Prisma and the SQL
+  // load page passed the text to ILIKE as a pattern, which may not end with "\\"; "%" and "_" matched anything.
+  test('loads(status, search) and carriers(search) match %, _ and \\ literally', async ({ api, tenant }) => {
+    const loads: Record<string, string> = {};
+    for (const [status, bol] of [
+      ['B%', 'BOL_1'],
+      ['Booked', 'BOL-2'],
+      ['X\\', 'BOL\\3'],
+      ['Del_vered', 'BOL%4'],
+      ['Delivered', 'BOL5'],
+    ]) {
+      loads[status!] = (await seed(api, routes.load, loadBody(tenant, { native_system_load_status: status, bol_number: bol })))
+        .native_system_load_permalink as string;
+    }
+    const permalinks = async (filter: Record<string, string>) =>
+      (await gqlData(api, 'query ($f: LoadFilter) { loads(first: 50, filter: $f) { edges { node { permalink } } } }', { f: filter })).loads.edges
+        .map((edge: any) => edge.node.permalink)
+        .sort();
+    expect(await permalinks({ status: 'b%' })).toEqual([loads['B%']]);
+    expect(await permalinks({ status: 'del_vered' })).toEqual([loads['Del_vered']]);
+    expect(await permalinks({ status: 'x\\' })).toEqual([loads['X\\']]);
+    expect(await permalinks({ status: '\\' })).toEqual([]);
+    expect(await permalinks({ status: '%' })).toEqual([]);
+    expect(await permalinks({ search: 'bol_' })).toEqual([loads['B%']]);
+    expect(await permalinks({ search: '\\' })).toEqual([loads['X\\']]);
+    expect(await permalinks({ search: '%4' })).toEqual([loads['Del_vered']]);
+
+    const names = ['100% Freight', 'Acme', 'Back\\slash', 'Under_score'];
+    for (const name of names) await seed(api, routes.carrier, carrierBody(tenant, { carrier_name: name }));
+    const carriers = async (search: string) =>
+      (await gqlData(api, 'query ($s: String) { carriers(first: 50, search: $s) { edges { node { name } } } }', { s: search })).carriers.edges
+        .map((edge: any) => edge.node.name)
+        .sort();
+    expect(await carriers('%')).toEqual(['100% Freight']);
+    expect(await carriers('_')).toEqual(['Under_score']);
+    expect(await carriers('\\')).toEqual(['Back\\slash']);
+    expect(await carriers('A%')).toEqual([]);
   });
 });
