@@ -1,8 +1,8 @@
+import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf } from '../../graphql/context.js';
-import { liveUnless } from '../load/queries.js';
 import { carrierSearchWhere } from './queries.js';
 import { carrierRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
@@ -36,16 +36,9 @@ builder.queryFields((t) => ({
   carrier: t.prismaField({
     type: 'Carrier',
     nullable: true,
-    description: "The carrier with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
-    args: {
-      permalink: t.arg.string({ required: true, description: '`native_system_carrier_permalink`.' }),
-      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
-    },
-    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
-      ctx.services.db.prisma.carrier.findUnique({
-        ...query,
-        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
-      }),
+    description: byPermalinkDescription('carrier'),
+    args: byPermalinkArgs('native_system_carrier_permalink'),
+    resolve: (query, _root, args, ctx) => ctx.services.db.prisma.carrier.findUnique({ ...query, where: byPermalinkWhere(ctx, args) }),
   }),
   carriers: t.prismaConnection(
     {

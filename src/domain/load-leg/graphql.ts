@@ -1,7 +1,7 @@
+import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
-import { tenantOf } from '../../graphql/context.js';
 import { CarrierObject } from '../carrier/graphql.js';
-import { liveOnly, liveUnless } from '../load/queries.js';
+import { liveOnly } from '../load/queries.js';
 import { loadLegRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -54,15 +54,8 @@ builder.queryField('loadLeg', (t) =>
   t.prismaField({
     type: 'LoadLeg',
     nullable: true,
-    description: "The leg with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
-    args: {
-      permalink: t.arg.string({ required: true, description: '`native_system_load_leg_permalink`.' }),
-      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
-    },
-    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
-      ctx.services.db.prisma.loadLeg.findUnique({
-        ...query,
-        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
-      }),
+    description: byPermalinkDescription('leg'),
+    args: byPermalinkArgs('native_system_load_leg_permalink'),
+    resolve: (query, _root, args, ctx) => ctx.services.db.prisma.loadLeg.findUnique({ ...query, where: byPermalinkWhere(ctx, args) }),
   }),
 );

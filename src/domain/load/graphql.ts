@@ -1,3 +1,4 @@
+import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
 import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
@@ -6,7 +7,7 @@ import { zodInput } from '../../graphql/zod-input.js';
 import { tenantOf, writableTenantOf } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { countLoads, readLoadPage } from './page.js';
-import { legOrder, liveOnly, liveUnless, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
+import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
 import { loadRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -118,16 +119,9 @@ builder.queryFields((t) => ({
   load: t.prismaField({
     type: 'Load',
     nullable: true,
-    description: "The load with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
-    args: {
-      permalink: t.arg.string({ required: true, description: '`native_system_load_permalink`.' }),
-      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
-    },
-    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
-      ctx.services.db.prisma.load.findUnique({
-        ...query,
-        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
-      }),
+    description: byPermalinkDescription('load'),
+    args: byPermalinkArgs('native_system_load_permalink'),
+    resolve: (query, _root, args, ctx) => ctx.services.db.prisma.load.findUnique({ ...query, where: byPermalinkWhere(ctx, args) }),
   }),
   loads: t.prismaConnection(
     {

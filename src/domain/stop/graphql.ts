@@ -1,7 +1,6 @@
+import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { sharedEnum } from '../../graphql/enums.js';
-import { tenantOf } from '../../graphql/context.js';
-import { liveUnless } from '../load/queries.js';
 import { stopRecord, stopTypes } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -49,15 +48,8 @@ builder.queryField('stop', (t) =>
   t.prismaField({
     type: 'Stop',
     nullable: true,
-    description: "The stop with this permalink in the caller's tenant, or null (also when it is deleted, unless `includeDeleted`).",
-    args: {
-      permalink: t.arg.string({ required: true, description: '`native_system_stop_permalink`.' }),
-      includeDeleted: t.arg.boolean({ defaultValue: false, description: 'Also return the record when it is deleted (its tombstone, with `deletedAt`).' }),
-    },
-    resolve: (query, _root, { permalink, includeDeleted }, ctx) =>
-      ctx.services.db.prisma.stop.findUnique({
-        ...query,
-        where: { tenantId_permalink: { tenantId: tenantOf(ctx).id, permalink }, ...liveUnless(includeDeleted) },
-      }),
+    description: byPermalinkDescription('stop'),
+    args: byPermalinkArgs('native_system_stop_permalink'),
+    resolve: (query, _root, args, ctx) => ctx.services.db.prisma.stop.findUnique({ ...query, where: byPermalinkWhere(ctx, args) }),
   }),
 );
