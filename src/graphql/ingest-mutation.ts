@@ -182,6 +182,7 @@ function ingestMutation(ingestion: Ingestion) {
   const input = zodInput(spec.graphql.input, spec.body, {
     description: `A ${spec.label.toLowerCase()}, as the REST \`${spec.body.meta()?.id}\` body.`,
     enumNames: spec.graphql.enumNames,
+    extraDescription: spec.graphql.extraDescription,
   });
   // Append-only records have no freshness guard: their mutation takes no `syncRunTime`.
   const takesSyncRunTime = spec.freshness !== 'append_only';

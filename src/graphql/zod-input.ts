@@ -28,6 +28,8 @@ export interface ZodInputOptions {
   partial?: boolean;
   /** GraphQL enum name per enum field (default: the field name in PascalCase). */
   enumNames?: Record<string, string>;
+  /** The description of `extra` (default: kept verbatim in the record's `extra`). */
+  extraDescription?: string;
 }
 
 /** `native_system_load_permalink` → `nativeSystemLoadPermalink`: the GraphQL name of a contract field. */
@@ -114,7 +116,7 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
       ...Object.fromEntries(
         fields.map(([field, { type, required, description }]) => [camelCase(field), t.field({ type: type as 'String', required, description })]),
       ),
-      extra: t.field({ type: 'JSON', description: extraDescription }),
+      extra: t.field({ type: 'JSON', description: options.extraDescription ?? extraDescription }),
     }),
   });
 

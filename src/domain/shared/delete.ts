@@ -58,6 +58,8 @@ export function deleteSpecOf<Kind extends string>(spec: RecordSpec<Kind>): Recor
       input: `${name}DeleteInput`,
       mutation,
       description: `Deletes a ${lower} by its permalink; the same service as \`POST /api/v1/${spec.rest.collection}/delete\`.${cascade}`,
+      extraDescription:
+        "Fields beyond the delete body, as in a REST body: accepted, not validated, and kept only in the delete's payload history (the tombstone's `extra` is unchanged).",
     },
   };
 }

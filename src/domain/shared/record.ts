@@ -37,6 +37,8 @@ export interface GraphqlNames {
   description: string;
   /** GraphQL enum name per enum field (default: the field name in PascalCase). */
   enumNames?: Record<string, string>;
+  /** What the input's `extra` becomes, when not the record's `extra` (a delete keeps it in payload history only). */
+  extraDescription?: string;
 }
 
 type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
