@@ -137,15 +137,17 @@ describe('webhook delivery', { timeout: 300_000 }, () => {
     receiver,
   }) => {
     const { id } = await createEndpoint(api, receiver.url, ['load.created', 'load.changed', 'load_update.received']);
-    const a = await seed(api, routes.load, loadBody(tenant));
-    const b = await seed(api, routes.load, loadBody(tenant));
+    const [aBody, bBody] = [loadBody(tenant), loadBody(tenant)];
+    // Load A's first event fails until the test lets it through (set before any write: a delivery may
+    // start as soon as its event commits, before drain()).
+    let failA = true;
+    receiver.respond = (request) =>
+      failA && request.json.type === 'load.created' && request.json.data.load.permalink === aBody.native_system_load_permalink ? 503 : 200;
+    const a = await seed(api, routes.load, aBody);
+    const b = await seed(api, routes.load, bBody);
     await seed(api, routes.load, { ...a, bol_number: 'A-2' });
     await seed(api, routes.load_update, loadUpdateBody(tenant, a));
     await seed(api, routes.load, { ...b, bol_number: 'B-2' });
-    // Load A's first event fails until the test lets it through.
-    let failA = true;
-    receiver.respond = (request) =>
-      failA && request.json.type === 'load.created' && request.json.data.load.permalink === a.native_system_load_permalink ? 503 : 200;
     await testApp.app.webhooks.drain();
     const permalinkOf = (r: (typeof receiver.received)[number]) => r.json.data.load?.permalink ?? r.json.data.loadPermalink;
     const seen = () => receiver.received.map((r) => `${permalinkOf(r) === a.native_system_load_permalink ? 'A' : 'B'}:${r.json.type}`);
