@@ -108,7 +108,11 @@ export async function migrateInWorker(options: { url?: string; dataDir: string }
   });
   return new Promise<string[]>((resolve, reject) => {
     let applied: string[] | null = null;
-    worker.once('message', (message: string[]) => (applied = message));
+    // The worker posts once it has closed the database: nothing is left to wait for.
+    worker.once('message', (message: string[]) => {
+      applied = message;
+      void worker.terminate();
+    });
     worker.once('error', reject);
     worker.once('exit', (code) =>
       applied ? resolve(applied) : reject(new Error(`The migration worker stopped (exit code ${code}) without applying the migrations.`)),
