@@ -761,13 +761,15 @@ function report(database: string) {
   const ratios: Record<string, number> = {};
   const measured = (r: Row | undefined): r is Row => !!r && r.requests > 0;
   for (const r of [svc, floor, yoga]) if (r?.requests === 0) skipped.push(`load-upsert → ${r.target}: no answer within the run, no ratio`);
-  if (measured(svc) && measured(floor)) {
-    ratios['service / floor req/s'] = svc.requestsPerSecond / floor.requestsPerSecond;
-    ratios['service / floor p99'] = svc.p99Ms / floor.p99Ms;
-    ratios['service / floor CPU ms per request'] = svc.cpuMsPerRequest / floor.cpuMsPerRequest;
-    if (svc.dbCpuMsPerRequest && floor.dbCpuMsPerRequest)
-      ratios['service / floor database CPU ms per request'] = svc.dbCpuMsPerRequest / floor.dbCpuMsPerRequest;
-  }
+  /** The service's single-upsert ratios to one floor: req/s, p99, CPU and database CPU per request. */
+  const versus = (service: Row, name: string, reference: Row) => {
+    ratios[`service / ${name} req/s`] = service.requestsPerSecond / reference.requestsPerSecond;
+    ratios[`service / ${name} p99`] = service.p99Ms / reference.p99Ms;
+    ratios[`service / ${name} CPU ms per request`] = service.cpuMsPerRequest / reference.cpuMsPerRequest;
+    if (service.dbCpuMsPerRequest && reference.dbCpuMsPerRequest)
+      ratios[`service / ${name} database CPU ms per request`] = service.dbCpuMsPerRequest / reference.dbCpuMsPerRequest;
+  };
+  if (measured(svc) && measured(floor)) versus(svc, 'floor', floor);
   if (measured(yoga) && measured(floor)) {
     ratios['bare Yoga / floor req/s'] = yoga.requestsPerSecond / floor.requestsPerSecond;
     ratios['bare Yoga / floor CPU ms per request'] = yoga.cpuMsPerRequest / floor.cpuMsPerRequest;
@@ -779,13 +781,7 @@ function report(database: string) {
   const plain = find('load-upsert', 'plain floor (node:http + pg, plain table)');
   const plainBulk = find('bulk-loads', 'plain floor (node:http + pg, plain table)');
   if (plain?.requests === 0) skipped.push(`load-upsert → ${plain.target}: no answer within the run, no ratio`);
-  if (measured(svc) && measured(plain)) {
-    ratios['service / plain floor req/s'] = svc.requestsPerSecond / plain.requestsPerSecond;
-    ratios['service / plain floor p99'] = svc.p99Ms / plain.p99Ms;
-    ratios['service / plain floor CPU ms per request'] = svc.cpuMsPerRequest / plain.cpuMsPerRequest;
-    if (svc.dbCpuMsPerRequest && plain.dbCpuMsPerRequest)
-      ratios['service / plain floor database CPU ms per request'] = svc.dbCpuMsPerRequest / plain.dbCpuMsPerRequest;
-  }
+  if (measured(svc) && measured(plain)) versus(svc, 'plain floor', plain);
   if (measured(bulkLoads) && measured(plain)) ratios['bulk loads records/s / plain floor req/s'] = bulkLoads.recordsPerSecond / plain.requestsPerSecond;
   if (measured(bulkLoads) && measured(plainBulk)) {
     ratios['bulk loads records/s / plain floor bulk records/s'] = bulkLoads.recordsPerSecond / plainBulk.recordsPerSecond;
