@@ -34,6 +34,7 @@ try {
   const scope = (history: boolean): IngestScope => ({
     db,
     sequencer: { committed: async () => {}, touched: () => {} },
+    statistics: { wrote: () => {} },
     recorder: { record: () => {}, flush: async () => {}, close: async () => {} },
     tenant,
     source: 'pull',

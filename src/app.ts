@@ -6,6 +6,7 @@
 import { useCORS } from '@whatwg-node/server';
 import { createGraphQLError, createYoga } from 'graphql-yoga';
 import { createLoadEventHub } from './domain/events/live.js';
+import { createTableStatistics } from './db/table-statistics.js';
 import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
 import { useReadiness } from './http/health.js';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     recorder: metrics.countIngest(deps.recorder),
     auth: createAuthenticator(deps.db, deps.clock, { ttlMs: options.authCacheTtlMs, adminApiKey: deps.config.admin?.apiKey }),
     sequencer,
+    statistics: createTableStatistics(deps.db.sql, (err, table) => deps.logger.warn({ err, table }, 'could not refresh the planner statistics of a table')),
     events: createLoadEventHub({ db: deps.db, sequencer, logger: deps.logger, maxSubscriptionsPerTenant: deps.config.events.maxSubscriptionsPerTenant }),
     limits: createLimits({ ...deps, registry: metrics.registry, sleep: options.sleep }),
   };

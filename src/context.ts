@@ -5,6 +5,7 @@
 import type { Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Database } from './db/database.js';
+import type { TableStatistics } from './db/table-statistics.js';
 import type { LoadEventHub } from './domain/events/live.js';
 import type { EventSequencer } from './domain/events/sequencer.js';
 import type { IngestRecorder } from './domain/ingest-health/events.js';
@@ -39,6 +40,8 @@ export interface Services extends AppDeps {
   auth: Authenticator;
   /** Numbers committed change events (after writes, before reads). */
   sequencer: EventSequencer;
+  /** Analyses a record table once its statistics lag its writes (db/table-statistics.ts). */
+  statistics: TableStatistics;
   /** Live change events for subscriptions (one database listener per app). */
   events: LoadEventHub;
   /** Rate limits, failed-key throttling and overload shedding (src/limits). */

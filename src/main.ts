@@ -150,6 +150,7 @@ async function main() {
     await historyMaintenance.close();
     await recorder.close();
     await app.services.limits.close();
+    await app.services.statistics.idle();
     await db.close();
     logger.info('stopped');
     process.exit(0);

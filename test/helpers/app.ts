@@ -83,6 +83,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close() {
       await recorder.close();
       await app.services.limits.close();
+      await app.services.statistics.idle();
       if (!options.database) await database.drop();
     },
   };

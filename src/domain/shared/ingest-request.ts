@@ -28,7 +28,7 @@ export interface IngestRequest {
 
 /** What a transport knows of a request when it opens it: the services, the authenticated tenant, its headers and the service clock. */
 export interface IngestRequestOrigin {
-  services: Pick<IngestScope, 'db' | 'sequencer' | 'recorder'> & { logger: IngestScope['log']; config: { payloadHistory: { days: number } } };
+  services: Pick<IngestScope, 'db' | 'sequencer' | 'statistics' | 'recorder'> & { logger: IngestScope['log']; config: { payloadHistory: { days: number } } };
   tenant: TenantRef;
   /** The request's id, as answered in `X-Request-Id` (kept with the payload history of its writes). */
   requestId: string;
@@ -48,9 +48,9 @@ export interface IngestRequestOrigin {
  * value is the request's rejection, reported and thrown; a dry run's as a dry run's).
  */
 export function openIngestRequest(ingestion: Ingestion, { services, tenant, requestId, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
-  const { db, sequencer, recorder, logger, config } = services;
+  const { db, sequencer, statistics, recorder, logger, config } = services;
   const history = config.payloadHistory.days > 0 ? { requestId } : null;
-  const scope: IngestScope = { db, sequencer, recorder, tenant, source: 'unspecified', now, log: logger, history, dryRun: false };
+  const scope: IngestScope = { db, sequencer, statistics, recorder, tenant, source: 'unspecified', now, log: logger, history, dryRun: false };
   const reject = (thrown: unknown, body?: unknown) => {
     const error = toAppError(thrown);
     ingestion.rejectRequest(scope, error, body);

@@ -7,6 +7,7 @@
 import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
+import type { TableStatistics } from '../../db/table-statistics.js';
 import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
@@ -22,6 +23,8 @@ export interface IngestScope {
   db: Database;
   /** Numbers the change events of what was written, before the results are answered. */
   sequencer: Pick<EventSequencer, 'committed' | 'touched'>;
+  /** Told how many rows each statement wrote, so the planner's statistics keep up (db/table-statistics.ts). */
+  statistics: Pick<TableStatistics, 'wrote'>;
   recorder: IngestRecorder;
   tenant: TenantRef;
   source: IngestSourceName;
@@ -259,10 +262,12 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         await write(sql, group.slice(half));
         return;
       }
-      chosen.read(rows, group.length).forEach((result, i) => {
+      const read = chosen.read(rows, group.length);
+      read.forEach((result, i) => {
         const p = group[i]!;
         results[p.index] = outcomeOf(p.row, result);
       });
+      if (!scope.dryRun) scope.statistics.wrote(spec.table, read.filter((result) => result.inserted !== null).length);
     }
 
     const writeAll = async (sql: Sql) => {
