@@ -115,8 +115,10 @@ describe('bulk routes', () => {
     } finally {
       stop();
     }
-    expect(statements.filter((sql) => /INSERT INTO "loads"/.test(sql))).toHaveLength(1);
-    expect(statements.length).toBeLessThanOrEqual(3);
+    // The background check of the table's planner statistics (src/db/table-statistics.ts) is not the request's.
+    const request = statements.filter((sql) => !/^(SELECT reltuples|ANALYZE)\b/.test(sql));
+    expect(request.filter((sql) => /INSERT INTO "loads"/.test(sql))).toHaveLength(1);
+    expect(request.length).toBeLessThanOrEqual(3);
   });
 
   test('envelope errors are rejected whole: not an array, empty, over 1,000 records, over 5 MiB, invalid JSON', async ({ api, tenant, testApp }) => {
