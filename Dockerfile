@@ -35,4 +35,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
 # What `npm start` runs: migrate, then serve; SIGTERM/SIGINT stop it gracefully (exit 0).
-CMD ["node", "--max-semi-space-size=2", "--enable-source-maps", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=2", "--wasm-tiering-budget=18000000", "--enable-source-maps", "dist/main.js"]

@@ -106,7 +106,7 @@ const nodeTsx = ['--import', 'tsx'];
 /** The service and its CLI run compiled, as `npm start` runs them (built at the start of every run). */
 const compiled = (file: string) => ['--enable-source-maps', join(root, 'dist', file)];
 /** The runtime settings `npm start` (package.json) and the Dockerfile give the service (its footprint). */
-const serviceNodeArgs = ['--max-semi-space-size=2'];
+const serviceNodeArgs = ['--max-semi-space-size=2', '--wasm-tiering-budget=18000000'];
 const serviceMalloc = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 // ---------------------------------------------------------------------------------------------

@@ -4,14 +4,16 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { schema } from '../graphql/schema.js';
+import { projectRoot } from '../paths.js';
 
 // The `graphql` copy Pothos built the schema with: Node loads it as CommonJS, while a bundler-style
 // resolver (vitest) would hand an ESM `import` the .mjs copy, a second realm the schema is foreign to.
 const { lexicographicSortSchema, printSchema } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
 
-export const schemaPath = fileURLToPath(new URL('../../schema.graphql', import.meta.url));
+export const schemaPath = join(projectRoot, 'schema.graphql');
 
 /** The schema as committed: SDL, types and fields in lexicographic order. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

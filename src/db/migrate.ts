@@ -10,16 +10,16 @@
 import { readdirSync, readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
+import { codeFile, projectRoot } from '../paths.js';
 import type { Database } from './database.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const migrationsDir = join(root, 'prisma/migrations');
-const schemaPath = join(root, 'prisma/schema.prisma');
+const migrationsDir = join(projectRoot, 'prisma/migrations');
+const schemaPath = join(projectRoot, 'prisma/schema.prisma');
 
 type EngineModule = typeof import('@prisma/schema-engine-wasm');
 let engineModule: Promise<EngineModule> | undefined;
@@ -101,9 +101,8 @@ export async function migrateIfPending(db: Database): Promise<string[]> {
  * its whole life (docs/guides/production-build.md, "Footprint").
  */
 export async function migrateInWorker(options: { url?: string; dataDir: string }): Promise<string[]> {
-  // Compiled: dist/db/migrate-worker.js; under tsx (npm run dev): src/db/migrate-worker.ts.
-  const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-  const worker = new Worker(new URL(`./migrate-worker${extension}`, import.meta.url), {
+  // Compiled: dist/db/migrate-worker.js (an entry of the bundle); under tsx and vitest: the source.
+  const worker = new Worker(codeFile('db/migrate-worker.ts'), {
     workerData: { url: options.url, dataDir: options.dataDir } satisfies MigrateWorkerData,
   });
   return new Promise<string[]>((resolve, reject) => {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { codeFile } from '../paths.js';
 
 const consolePaths = {
   page: '/console',
@@ -27,10 +28,11 @@ const contentSecurityPolicy = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const fromRepository = (file: string) => new URL(`../console/${file}`, import.meta.url);
+// src/console/ under tsx, dist/console/ (copied by the build) when compiled.
+const fromRepository = (file: string) => codeFile(`console/${file}`);
 
 /** Path → where its bytes come from and their type; read once, on first request. */
-const assets: Record<string, { source: () => URL | string; type: string }> = {
+const assets: Record<string, { source: () => string; type: string }> = {
   [consolePaths.page]: { source: () => fromRepository('console.html'), type: 'text/html; charset=utf-8' },
   [consolePaths.script]: { source: () => fromRepository('console.js'), type: 'text/javascript; charset=utf-8' },
   [consolePaths.styles]: { source: () => fromRepository('console.css'), type: 'text/css; charset=utf-8' },

@@ -5,10 +5,12 @@
  * the error catalog. Nothing here lists fields by hand, so the document cannot drift from what the
  * service validates.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { errorStatus, type ErrorCode } from '../errors.js';
+import { projectRoot } from '../paths.js';
 import type { Route } from './route.js';
 import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdHeader, RetryAfterHeader, AllowHeader } from './schemas.js';
 
@@ -124,7 +126,7 @@ export interface OpenApiInfo {
   description?: string;
 }
 
-const packageVersion = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+const packageVersion = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 const defaultInfo: OpenApiInfo = {
   title: 'tms-ingest',

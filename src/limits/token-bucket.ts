@@ -9,7 +9,8 @@
  * second window, which lets the long-run rate reach rate + burst/window), not a token bucket; the
  * atomic script is what a token bucket needs, with ioredis as the maintained Redis client.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 
@@ -122,6 +123,8 @@ export interface RedisBucketStoreOptions {
  * serving, each instance limiting on its own, and logs the switch both ways.
  */
 export function createRedisBucketStore({ url, keyPrefix, logger, fallback, commandTimeoutMs = 250, onSharedChange }: RedisBucketStoreOptions): BucketStore {
+  // Loaded only when REDIS_URL is set: a service without Redis never pays for the client's modules.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const redis = new Redis(url, {
     keyPrefix,
     lazyConnect: false,

@@ -18,6 +18,8 @@ import { startupMessage } from '../../../src/startup.js';
 import { countTenants, createTenant } from '../../../src/domain/tenant/service.js';
 import { carrierBody, loadBody, routes } from '../../factories/records.js';
 import { createTestApp, uniqueSlug } from '../../helpers/app.js';
+import { consoleRoutes } from '../../../src/http/console.js';
+import { pageRoutes } from '../../../src/http/pages.js';
 import { pgliteTarget, postgresTarget, targets, type Target } from '../cli/targets.js';
 import { inFlightPost, startServer, type ServerProcess } from './server-process.js';
 
@@ -196,6 +198,19 @@ describe.each(targets)('server on $name', { timeout: 180_000 }, ({ create }) => 
       const openapi = await fetch(`${base}/api/v1/openapi.json`);
       expect(openapi.status).toBe(200);
       expect((await openapi.json()).openapi).toBe('3.1.0');
+    });
+  });
+
+  // The build bundles the code into chunks at other depths than its sources: every file the server reads
+  // at run time (console assets, Redoc, Chart.js, GraphiQL, package.json) must still be found.
+  test('serves every page and asset of the compiled build: landing page, API reference, console, GraphiQL', async () => {
+    await withServer(target.env, async (server) => {
+      const base = await server.started();
+      for (const { path } of [...pageRoutes, ...consoleRoutes, { path: '/graphql' }]) {
+        const res = await fetch(`${base}${path}`, { headers: { accept: 'text/html' } });
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        expect((await res.text()).length).toBeGreaterThan(100);
+      }
     });
   });
 
