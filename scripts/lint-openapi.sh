@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run lint:openapi: writes the served OpenAPI document to a temporary file, then lints it with
-# Redocly and Spectral (their recommended rules; redocly.yaml and .spectral.yaml). Both run offline:
+# Redocly and Spectral (their recommended rules; redocly.yaml and .spectral.yaml; Spectral is one of the
+# lint-only tools of tools/lint, see scripts/lint-tool.sh). Both run offline:
 # no telemetry, no update checks, no remote rulesets. Any error or warning fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,4 +16,4 @@ redocly_out="$(npx redocly lint --config "$dir/redocly.yaml" --max-problems 1000
 echo "$redocly_out"
 if grep -Eq 'You have [0-9]+ warnings?' <<<"$redocly_out"; then echo 'redocly: warnings are failures here'; exit 1; fi
 
-npx spectral lint --ruleset .spectral.yaml --fail-severity warn "$dir/openapi.json"
+scripts/lint-tool.sh spectral lint --ruleset .spectral.yaml --fail-severity warn "$dir/openapi.json"
