@@ -7,19 +7,33 @@
  * the tenant's rows for each record: a first sync slows down as the table grows (20,000 new loads in
  * batches of 500: 129 s against 7.3 s, docs/decisions/0019-table-statistics.md).
  *
- * Rule: once the rows written to a table (by this process, since its last check) reach as many as its
- * statistics know (at least `minRows`), the table is analysed in the background. So a first sync
- * analyses each table at 200 or so rows, then each time it has doubled; a table whose statistics
- * are current (autovacuum's, another instance's) is left alone.
+ * Rules, each starting an ANALYZE of the table in the background:
+ * - once the rows written to a table (by this process, since its last check) reach as many as its
+ *   statistics know (at least `minRows`): a first sync analyses each table at 200 or so rows, then each
+ *   time it has doubled; a table whose statistics are current (autovacuum's, another instance's) is left
+ *   alone;
+ * - once a tenant the statistics do not know has written `newTenantRows` rows to it since the last
+ *   ANALYZE. The statistics know the tenants among `tenant_id`'s most common values (and those that had
+ *   written that many rows when the table was analysed). For any other tenant, when the most common values
+ *   cover the table, the planner expects about one row, and costs the `(tenant_id, created_at)` index
+ *   like the unique key again: a new tenant's first sync into a table already holding other tenants'
+ *   rows read all of its own rows per record (40,000 legs in 180 s in the bench, 2026-11-27), however far
+ *   the table was from doubling.
  */
 import type { Sql } from './database.js';
+
+/** Opens every statement of these checks, so a statement log (or a test counting a request's statements) can tell them apart. */
+export const statisticsTag = '/* table statistics */ ';
 
 /** Rows written to a table before its statistics are first checked. */
 export const minRows = 200;
 
+/** Rows a tenant unknown to a table's statistics writes to it before the table is analysed again. */
+export const newTenantRows = 1_000;
+
 export interface TableStatistics {
-  /** Counts rows a statement wrote (created or changed) in `table`; may start an ANALYZE of it. */
-  wrote(table: string, rows: number): void;
+  /** Counts rows a statement wrote (created or changed) in `table` for `tenantId`; may start an ANALYZE of it. */
+  wrote(table: string, tenantId: string, rows: number): void;
   /** Resolves once no ANALYZE is running (before the database is closed). */
   idle(): Promise<void>;
 }
@@ -28,6 +42,10 @@ interface Entry {
   written: number;
   known: number;
   checking: boolean;
+  /** Rows written since the last ANALYZE by each tenant the statistics do not know. */
+  unknownTenants: Map<string, number>;
+  /** The tenants the statistics know (see above). */
+  knownTenants: Set<string>;
 }
 
 export function createTableStatistics(sql: Sql, onError: (error: unknown, table: string) => void): TableStatistics {
@@ -37,7 +55,19 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
 
   /** The rows the table's statistics know: `pg_class.reltuples` (-1 when never analysed). */
   const knownRows = async (table: string) =>
-    (await sql.query<{ n: number }>('SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1::regclass', [table]))[0]?.n ?? -1;
+    (await sql.query<{ n: number }>(`${statisticsTag}SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1::regclass`, [table]))[0]?.n ?? -1;
+
+  /** The tenants among the table's most common `tenant_id` values, as its statistics hold them. */
+  const commonTenants = async (table: string) => {
+    const rows = await sql.query<{ vals: string | null }>(
+      `${statisticsTag}SELECT most_common_vals::text AS vals FROM pg_stats WHERE schemaname = current_schema() AND tablename = $1 AND attname = 'tenant_id'`,
+      [table],
+    );
+    return (rows[0]?.vals ?? '{}')
+      .replace(/^\{|\}$/g, '')
+      .split(',')
+      .filter(Boolean);
+  };
 
   async function check(table: string, entry: Entry) {
     const written = entry.written;
@@ -45,9 +75,12 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
     entry.checking = true;
     try {
       let known = await knownRows(table);
-      if (written >= Math.max(minRows, known)) {
-        await sql.query(`ANALYZE "${table}"`, []);
+      const newcomers = [...entry.unknownTenants].filter(([, rows]) => rows >= newTenantRows).map(([tenant]) => tenant);
+      if (written >= Math.max(minRows, known) || newcomers.length > 0) {
+        await sql.query(`${statisticsTag}ANALYZE "${table}"`, []);
         known = await knownRows(table);
+        entry.knownTenants = new Set([...(await commonTenants(table)), ...newcomers]);
+        entry.unknownTenants.clear();
       }
       entry.known = Math.max(0, known);
     } catch (error) {
@@ -58,11 +91,22 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
   }
 
   return {
-    wrote(table, rows) {
-      const entry = tables.get(table) ?? { written: 0, known: 0, checking: false };
+    wrote(table, tenantId, rows) {
+      const entry: Entry = tables.get(table) ?? {
+        written: 0,
+        known: 0,
+        checking: false,
+        unknownTenants: new Map<string, number>(),
+        knownTenants: new Set<string>(),
+      };
       tables.set(table, entry);
       entry.written += rows;
-      if (entry.checking || entry.written < Math.max(minRows, entry.known)) return;
+      let byUnknownTenant = 0;
+      if (rows > 0 && !entry.knownTenants.has(tenantId)) {
+        byUnknownTenant = (entry.unknownTenants.get(tenantId) ?? 0) + rows;
+        entry.unknownTenants.set(tenantId, byUnknownTenant);
+      }
+      if (entry.checking || (entry.written < Math.max(minRows, entry.known) && byUnknownTenant < newTenantRows)) return;
       const run = check(table, entry).finally(() => running.delete(run));
       running.add(run);
     },

@@ -267,7 +267,7 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         const p = group[i]!;
         results[p.index] = outcomeOf(p.row, result);
       });
-      if (!scope.dryRun) scope.statistics.wrote(spec.table, read.filter((result) => result.inserted !== null).length);
+      if (!scope.dryRun) scope.statistics.wrote(spec.table, scope.tenant.id, read.filter((result) => result.inserted !== null).length);
     }
 
     const writeAll = async (sql: Sql) => {
