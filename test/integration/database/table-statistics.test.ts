@@ -6,7 +6,38 @@
  */
 import { describe, expect, test } from '../../fixtures.js';
 import { loadBody } from '../../factories/records.js';
+import type { Api, TestApp, TestTenant } from '../../helpers/app.js';
+import type { Database } from '../../../src/db/database.js';
 import { minRows, newTenantRows, statisticsTag } from '../../../src/db/table-statistics.js';
+
+/** The rows `loads`' statistics know (`pg_class.reltuples`; -1 when never analysed). */
+const knownLoads = async (db: Database) =>
+  (await db.sql.query<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'loads'::regclass", []))[0]!.n;
+
+/** The ANALYZE statements of the statistics checks (without their tag), as they run, until `stop()`. */
+function watchAnalyses(db: Database) {
+  const analyses: string[] = [];
+  const stop = db.onStatement((sql) => {
+    if (sql.startsWith(`${statisticsTag}ANALYZE`)) analyses.push(sql.slice(statisticsTag.length));
+  });
+  return { analyses, stop };
+}
+
+/** Posts `count` new loads of `owner` in one bulk request, then waits for the statistics check it may start. */
+async function postLoads(testApp: TestApp, [client, owner]: [Api, TestTenant], count: number, query = '') {
+  const res = await client.post(`/api/v1/loads/bulk_upsert${query}`, { records: Array.from({ length: count }, () => loadBody(owner)) });
+  expect(res.status).toBe(200);
+  await testApp.app.services.statistics.idle();
+}
+
+/** The plan of a permalink lookup as the write statements make it (parents included). */
+async function lookupPlan(db: Database, tenantId: string) {
+  const rows = await db.sql.query<Record<string, string>>('EXPLAIN SELECT id FROM loads WHERE tenant_id = $1::uuid AND permalink = $2 AND deleted_at IS NULL', [
+    tenantId,
+    'L1-x',
+  ]);
+  return rows.map((row) => Object.values(row)[0]).join('\n');
+}
 
 describe('planner statistics of the record tables', () => {
   test('a table is analysed once its writes reach what its statistics know, then on each doubling; dry runs count nothing', async ({
@@ -15,28 +46,16 @@ describe('planner statistics of the record tables', () => {
     tenant,
   }) => {
     const { db } = testApp.database;
-    const known = async () => (await db.sql.query<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'loads'::regclass", []))[0]!.n;
-    const analyses: string[] = [];
-    const stop = db.onStatement((sql) => {
-      if (sql.startsWith(`${statisticsTag}ANALYZE`)) analyses.push(sql.slice(statisticsTag.length));
-    });
-    const post = async (count: number, query = '') => {
-      const res = await api.post(`/api/v1/loads/bulk_upsert${query}`, { records: Array.from({ length: count }, () => loadBody(tenant)) });
-      expect(res.status).toBe(200);
-      await testApp.app.services.statistics.idle();
-    };
+    const { analyses, stop } = watchAnalyses(db);
+    const post = (count: number, query = '') => postLoads(testApp, [api, tenant], count, query);
     try {
-      expect(await known(), 'a fresh database: loads never analysed').toBeLessThanOrEqual(0);
+      expect(await knownLoads(db), 'a fresh database: loads never analysed').toBeLessThanOrEqual(0);
 
       await post(minRows + 50);
       expect(analyses).toEqual(['ANALYZE "loads"']);
-      expect(await known()).toBe(minRows + 50);
+      expect(await knownLoads(db)).toBe(minRows + 50);
       // The permalink lookup of the write statements now takes the unique key.
-      const plan = await db.sql.query<Record<string, string>>('EXPLAIN SELECT id FROM loads WHERE tenant_id = $1::uuid AND permalink = $2', [
-        tenant.id,
-        'L1-x',
-      ]);
-      expect(plan.map((row) => Object.values(row)[0]).join('\n')).toContain('loads_tenant_id_permalink_key');
+      expect(await lookupPlan(db, tenant.id)).toContain('loads_tenant_id_permalink_key');
 
       await post(100);
       await post(200, '?dry_run=true');
@@ -44,11 +63,12 @@ describe('planner statistics of the record tables', () => {
 
       await post(200);
       expect(analyses, 'as many writes as the statistics knew rows: analysed again').toHaveLength(2);
-      expect(await known()).toBe(minRows + 350);
+      expect(await knownLoads(db)).toBe(minRows + 350);
     } finally {
       stop();
     }
   }, 120_000);
+
   test('a tenant the statistics do not know is analysed for after its first 1,000 rows, however far the table is from doubling', async ({
     testApp,
     api,
@@ -57,37 +77,24 @@ describe('planner statistics of the record tables', () => {
     otherTenant,
   }) => {
     const { db } = testApp.database;
-    const known = async () => (await db.sql.query<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'loads'::regclass", []))[0]!.n;
-    let analyses = 0;
-    const stop = db.onStatement((sql) => {
-      if (sql.startsWith(`${statisticsTag}ANALYZE "loads"`)) analyses += 1;
-    });
-    const post = async ([client, owner]: [typeof api, typeof tenant], count: number) => {
-      const res = await client.post('/api/v1/loads/bulk_upsert', { records: Array.from({ length: count }, () => loadBody(owner)) });
-      expect(res.status).toBe(200);
-      await testApp.app.services.statistics.idle();
-    };
-    const first: [typeof api, typeof tenant] = [api, tenant];
-    const second: [typeof api, typeof tenant] = [otherApi, otherTenant];
+    const { analyses, stop } = watchAnalyses(db);
+    const first: [Api, TestTenant] = [api, tenant];
+    const second: [Api, TestTenant] = [otherApi, otherTenant];
     try {
-      for (let i = 0; i < 3; i += 1) await post(first, 1_000);
-      const before = analyses;
-      expect(await known(), 'the table is large next to what the new tenant will write').toBeGreaterThan(2 * newTenantRows);
+      for (let i = 0; i < 3; i += 1) await postLoads(testApp, first, 1_000);
+      const before = analyses.length;
+      expect(await knownLoads(db), 'the table is large next to what the new tenant will write').toBeGreaterThan(2 * newTenantRows);
 
-      await post(second, newTenantRows - 1);
-      expect(analyses, 'fewer rows than newTenantRows, far fewer than the statistics know').toBe(before);
-      await post(second, 1);
-      expect(analyses, 'the new tenant reached newTenantRows: analysed').toBe(before + 1);
+      await postLoads(testApp, second, newTenantRows - 1);
+      expect(analyses, 'fewer rows than newTenantRows, far fewer than the statistics know').toHaveLength(before);
+      await postLoads(testApp, second, 1);
+      expect(analyses, 'the new tenant reached newTenantRows: analysed').toHaveLength(before + 1);
       // Its permalink lookups (the child statements' parent lookups) now take the unique key.
-      const plan = await db.sql.query<Record<string, string>>(
-        'EXPLAIN SELECT id FROM loads WHERE tenant_id = $1::uuid AND permalink = $2 AND deleted_at IS NULL',
-        [otherTenant.id, 'L1-x'],
-      );
-      expect(plan.map((row) => Object.values(row)[0]).join('\n')).toContain('loads_tenant_id_permalink_key');
+      expect(await lookupPlan(db, otherTenant.id)).toContain('loads_tenant_id_permalink_key');
 
-      await post(second, newTenantRows);
-      await post(first, newTenantRows);
-      expect(analyses, 'tenants the statistics know: only the doubling rule applies').toBe(before + 1);
+      await postLoads(testApp, second, newTenantRows);
+      await postLoads(testApp, first, newTenantRows);
+      expect(analyses, 'tenants the statistics know: only the doubling rule applies').toHaveLength(before + 1);
     } finally {
       stop();
     }
