@@ -1,8 +1,8 @@
 import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
-import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize } from '../../graphql/page-sizes.js';
-import { tenantOf } from '../../graphql/context.js';
+import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { carrierSearchWhere } from './queries.js';
 import { carrierRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
@@ -51,7 +51,9 @@ builder.queryFields((t) => ({
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxConnectionPage) }),
       maxSize: maxConnectionPage,
       ...pageSize(maxConnectionPage),
-      totalCount: (_parent, { search }, ctx) => ctx.services.db.prisma.carrier.count({ where: carrierSearchWhere(tenantOf(ctx).id, search) }),
+      totalCount: boundedTotalCount(({ search }: { search?: string | null }, ctx: RequestContext, limit) =>
+        ctx.services.db.prisma.carrier.count({ where: carrierSearchWhere(tenantOf(ctx).id, search), take: limit }),
+      ),
       resolve: async (query, _root, { search }, ctx) => {
         const tenantId = tenantOf(ctx).id;
         const { prisma } = ctx.services.db;

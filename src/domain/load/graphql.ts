@@ -1,13 +1,13 @@
 import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { assertCursorExists, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { zodInput } from '../../graphql/zod-input.js';
-import { tenantOf, writableTenantOf } from '../../graphql/context.js';
+import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { countLoads, readLoadPage } from './page.js';
-import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf } from './queries.js';
+import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf, type LoadFilter } from './queries.js';
 import { loadRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
@@ -135,7 +135,9 @@ builder.queryFields((t) => ({
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxConnectionPage) }),
       maxSize: maxConnectionPage,
       ...pageSize(maxConnectionPage),
-      totalCount: (_parent, { filter }, ctx) => countLoads(ctx.services.db.sql, tenantOf(ctx).id, filter),
+      totalCount: boundedTotalCount(({ filter }: { filter?: LoadFilter | null }, ctx: RequestContext, limit) =>
+        countLoads(ctx.services.db.sql, tenantOf(ctx).id, filter, limit),
+      ),
       resolve: async (query, _root, { filter, orderBy }, ctx) => {
         const tenantId = tenantOf(ctx).id;
         const { prisma, sql } = ctx.services.db;

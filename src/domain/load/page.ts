@@ -68,10 +68,13 @@ export async function readLoadPage(
   });
 }
 
-/** How many of the tenant's loads match the filter (`totalCount`). */
-export async function countLoads(sql: Sql, tenantId: string, filter: LoadFilter | null | undefined): Promise<number> {
+/** How many of the tenant's loads match the filter, counting at most `limit` (`totalCount`). */
+export async function countLoads(sql: Sql, tenantId: string, filter: LoadFilter | null | undefined, limit: number): Promise<number> {
   const params: unknown[] = [tenantId];
   const where = compileWhere('Load', 'l', loadFilterWhere(tenantId, filter), '$1', (value) => `$${params.push(value)}`);
-  const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM loads l WHERE l.tenant_id = $1 AND ${where}`, params);
+  const [row] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT FROM loads l WHERE l.tenant_id = $1 AND ${where} LIMIT ${Math.trunc(limit)}) c`,
+    params,
+  );
   return row!.n;
 }

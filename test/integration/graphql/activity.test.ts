@@ -5,6 +5,7 @@
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
 import { countLoads } from '../../../src/domain/load/page.js';
+import { countLimit } from '../../../src/graphql/pagination.js';
 import { gqlData } from '../../factories/graphql.js';
 
 const activityFields = /* GraphQL */ `permalink changedAt lastActivityAt
@@ -138,6 +139,7 @@ describe('load activity', { timeout: 120_000 }, () => {
       },
       tenant.id,
       { city: 'grand rapids' },
+      countLimit + 1,
     );
     const plan = await testApp.database.db.prisma.$transaction(async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, routes, seed } from '../../factories/records.js';
 import { gqlData, gqlError } from '../../factories/graphql.js';
+import { countLimit } from '../../../src/graphql/pagination.js';
 
 const page = `query ($first: Int, $after: String) {
   loads(first: $first, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { permalink } } }
@@ -61,5 +62,42 @@ describe('loads pagination', () => {
     expect([one.carriers.pageInfo.hasNextPage, two.carriers.pageInfo.hasNextPage]).toEqual([true, false]);
     const bad = await gqlError(api, query, { after: 'garbage' });
     expect(bad.error.extensions?.code).toBe('validation_failed');
+  });
+});
+
+describe('totalCount', () => {
+  const counts = `query ($search: String, $filter: LoadFilter) {
+    loads(first: 1, filter: $filter) { totalCount totalCountExact }
+    carriers(first: 1, search: $search) { totalCount totalCountExact }
+  }`;
+
+  test(`is exact up to ${countLimit} records; beyond, it says ${countLimit} and totalCountExact is false`, async ({ api, tenant }) => {
+    const postAll = async (path: string, make: (i: number) => Record<string, unknown>, from: number, to: number) => {
+      for (let i = from; i < to; i += 500) {
+        const records = Array.from({ length: Math.min(500, to - i) }, (_, j) => make(i + j));
+        const res = await api.post(path, { records });
+        expect(res.status).toBe(200);
+      }
+    };
+    const load = (i: number) => loadBody(tenant, { native_system_customer_reference_number: i % 2 ? `odd-${i}` : `even-${i}` });
+    const carrier = (i: number) => carrierBody(tenant, { carrier_name: i % 2 ? `Odd ${i}` : `Even ${i}` });
+    await postAll('/api/v1/loads/bulk_upsert', load, 0, countLimit);
+    await postAll('/api/v1/carriers/bulk_upsert', carrier, 0, countLimit);
+    expect(await gqlData(api, counts)).toEqual({
+      loads: { totalCount: countLimit, totalCountExact: true },
+      carriers: { totalCount: countLimit, totalCountExact: true },
+    });
+
+    await postAll('/api/v1/loads/bulk_upsert', load, countLimit, countLimit + 2);
+    await postAll('/api/v1/carriers/bulk_upsert', carrier, countLimit, countLimit + 2);
+    expect(await gqlData(api, counts)).toEqual({
+      loads: { totalCount: countLimit, totalCountExact: false },
+      carriers: { totalCount: countLimit, totalCountExact: false },
+    });
+    // A narrower filter is counted exactly again.
+    expect(await gqlData(api, counts, { search: 'odd', filter: { search: 'odd' } })).toEqual({
+      loads: { totalCount: (countLimit + 2) / 2, totalCountExact: true },
+      carriers: { totalCount: (countLimit + 2) / 2, totalCountExact: true },
+    });
   });
 });

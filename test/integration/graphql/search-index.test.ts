@@ -8,6 +8,7 @@
 import pg from 'pg';
 import { describe, expect, test } from '../../fixtures.js';
 import { countLoads } from '../../../src/domain/load/page.js';
+import { countLimit } from '../../../src/graphql/pagination.js';
 import { loadFilterWhere } from '../../../src/domain/load/queries.js';
 import { compileWhere } from '../../../src/domain/load/tree.js';
 
@@ -91,7 +92,7 @@ describe('search served by the trigram indexes', { timeout: 180_000 }, () => {
     const used = indexNames(plan);
     expect(used).toEqual(expect.arrayContaining(['loads_search_trgm_idx', 'load_legs_search_trgm_idx', 'stops_search_trgm_idx']));
 
-    expect(await countLoads(sql, tenant.id, filter)).toBe(3);
+    expect(await countLoads(sql, tenant.id, filter, countLimit + 1)).toBe(3);
     const res = await testApp.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
