@@ -60,6 +60,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'boolean', default: false },
     'no-references': { type: 'boolean', default: false },
     'without-events': { type: 'boolean', default: false },
+    'keep-db': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -67,7 +68,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db]`);
   process.exit(0);
 }
 
@@ -90,6 +91,8 @@ const options = {
   references: !args['no-references'],
   /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
   withoutEvents: args['without-events'],
+  /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
+  keepDb: args['keep-db'],
 };
 const only = new Set<ScenarioName>(
   args.only
@@ -476,7 +479,7 @@ async function main() {
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch((e) => console.error(`cleanup: ${e}`));
-    rmSync(work, { recursive: true, force: true });
+    if (!options.keepDb) rmSync(work, { recursive: true, force: true });
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
 
@@ -484,7 +487,8 @@ async function main() {
     // Databases: one for the service; the references share it on PostgreSQL (their own tenants),
     // and get their own PGlite directories (PGlite admits one process).
     const serviceDb = await createDatabase('service');
-    cleanups.push(serviceDb.drop);
+    if (options.keepDb) console.error(`--keep-db: the service's database ${serviceDb.env.DATABASE_URL ?? '(PGlite)'} and ${work} are kept`);
+    else cleanups.push(serviceDb.drop);
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
     const svcKey = await createTenant(serviceDb, 'svc');
     if (options.withoutEvents) await disableEventTriggers(serviceDb);

@@ -118,6 +118,75 @@ describe('load events', { timeout: 120_000 }, () => {
     expect(events[6]!.data).toMatchObject({ loadPermalink: permalink, update: { type: 'gps_ping', latitude: 41.88, longitude: -87.63 } });
   });
 
+  test('a bulk of load updates records one load_update.received per stored update, in the order they were stored, with the whole update; duplicates none', async ({
+    testApp,
+    api,
+    tenant,
+  }) => {
+    const [loadA, loadB] = [await seed(api, routes.load, loadBody(tenant)), await seed(api, routes.load, loadBody(tenant))];
+    const leg = await seed(api, routes.load_leg, loadLegBody(tenant, loadB));
+    const known = await seed(api, routes.load_update, loadUpdateBody(tenant, loadA));
+    const start = await lastSeq(testApp, tenant.id);
+    const full = loadUpdateBody(tenant, loadB, {
+      native_system_load_leg_permalink: leg.native_system_load_leg_permalink,
+      update_type: 'gps_ping',
+      occurred_at: '2026-11-20T11:00:00Z',
+      native_system_load_status: 'In Transit',
+      latitude: 41.88,
+      longitude: -87.63,
+      city: 'Chicago',
+      state: 'IL',
+      country: 'US',
+      eta: '2026-11-21T08:00:00Z',
+      source: 'ELD',
+      custom_note: 'kept in extra',
+    });
+    // The same fields in every record: one statement stores them all (records with other fields present go in another).
+    const like = (load: Body): Body => ({
+      ...full,
+      ...loadUpdateBody(tenant, load),
+      native_system_load_leg_permalink: null,
+      occurred_at: '2026-11-20T12:00:00Z',
+    });
+    const again: Body = { ...like(loadA), native_system_load_update_permalink: known.native_system_load_update_permalink };
+    const records = [full, like(loadA), again, like(loadB), like(loadA)];
+    const res = await api.post('/api/v1/loadupdates/bulk_create', { records });
+    expect(res.body.results.map((r: { status: string }) => r.status)).toEqual(['processed', 'processed', 'duplicate', 'processed', 'processed']);
+
+    const events = await eventsOf(testApp, tenant.id, start);
+    const stored = records.filter((r) => r !== again);
+    // Rows are stored in the order of their load's permalink, then their own (db/upsert-statement.ts).
+    const order = (r: Body) => `${r.native_system_load_permalink as string} ${r.native_system_load_update_permalink as string}`;
+    expect(events.map((e) => [e.type, e.loadPermalink, e.data.update.permalink])).toEqual(
+      [...stored]
+        .sort((a, b) => (order(a) < order(b) ? -1 : 1))
+        .map((r) => ['load_update.received', r.native_system_load_permalink, r.native_system_load_update_permalink]),
+    );
+    const createdAt = events.find((e) => e.data.update.permalink === full.native_system_load_update_permalink)!.data.update.createdAt;
+    expect(events.find((e) => e.data.update.permalink === full.native_system_load_update_permalink)!.data).toEqual({
+      loadPermalink: loadB.native_system_load_permalink,
+      update: {
+        permalink: full.native_system_load_update_permalink,
+        type: 'gps_ping',
+        occurredAt: '2026-11-20T11:00:00.000Z',
+        legPermalink: leg.native_system_load_leg_permalink,
+        status: 'In Transit',
+        phase: expect.any(String),
+        latitude: 41.88,
+        longitude: -87.63,
+        city: 'Chicago',
+        state: 'IL',
+        country: 'US',
+        eta: '2026-11-21T08:00:00.000Z',
+        message: 'On schedule',
+        source: 'ELD',
+        extra: { custom_note: 'kept in extra' },
+        createdAt,
+      },
+    });
+    expect(createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
   test('changedFields names exactly the fields whose values differ, for every field of loads, legs and stops', async ({ testApp, api, tenant }) => {
     const [carrierA, carrierB] = [await seed(api, routes.carrier, carrierBody(tenant)), await seed(api, routes.carrier, carrierBody(tenant))];
     const loadA = await seed(api, routes.load, fullBodies.load(tenant));
