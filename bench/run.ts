@@ -61,6 +61,7 @@ const { values: args } = parseArgs({
     'no-references': { type: 'boolean', default: false },
     'without-events': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
+    preload: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -68,7 +69,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000]`);
   process.exit(0);
 }
 
@@ -93,6 +94,12 @@ const options = {
   withoutEvents: args['without-events'],
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
+  /**
+   * PostgreSQL only: the tenant `sync` is filled with this many loads (board-seed.ts's shape, by SQL)
+   * before any scenario, so every scenario runs on tables of that size (issue 21's curve); the load
+   * board then reads them, without a first sync of its own.
+   */
+  preload: args.preload === undefined ? undefined : positive('preload', args.preload, 0),
 };
 const only = new Set<ScenarioName>(
   args.only
@@ -172,10 +179,13 @@ async function createDatabase(name: string): Promise<Target & { drop(): Promise<
 /** Issue 8's triggers (change events, load activity): disabled by --without-events to price them. */
 const eventTriggers: [table: string, trigger: string][] = [
   ['loads', 'loads_events'],
+  ['loads', 'loads_created_events'],
   ['loads', 'loads_activity'],
   ['load_legs', 'load_legs_events'],
+  ['load_legs', 'load_legs_created_events'],
   ['load_legs', 'load_legs_activity'],
   ['stops', 'stops_events'],
+  ['stops', 'stops_created_events'],
   ['stops', 'stops_activity'],
   ['load_updates', 'load_updates_events'],
   ['load_updates', 'load_updates_activity'],
@@ -493,6 +503,16 @@ async function main() {
     const svcKey = await createTenant(serviceDb, 'svc');
     if (options.withoutEvents) await disableEventTriggers(serviceDb);
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
+    if (options.preload) {
+      const url = serviceDb.env.DATABASE_URL;
+      if (!url) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
+      console.error(`preloading ${fmt(options.preload)} loads with their legs, stops and updates (SQL)…`);
+      await withClient(url, async (client) => {
+        const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
+        await topUpBoard(client, rows[0]!.id, options.preload!);
+      });
+      await settle(serviceDb);
+    }
     const wantReferences = options.references && (only.has('load-upsert') || only.has('bulk-loads'));
     const refDbs: Record<'node' | 'yoga' | 'plain', Target> = { node: serviceDb, yoga: serviceDb, plain: serviceDb };
     const refKeys = { node: '', yoga: '', plain: '' };
@@ -640,7 +660,7 @@ async function main() {
 
     // First sync: a new tenant's whole history through the bulk routes, parents first.
     let boardData = '';
-    if (only.has('first-sync') || only.has('load-board')) {
+    if (only.has('first-sync') || (only.has('load-board') && !options.preload)) {
       const loads = Math.round(20_000 * options.syncScale);
       const carriers = Math.max(10, Math.round(500 * options.syncScale));
       if (hasBulk) {
@@ -721,9 +741,10 @@ async function main() {
       if (url) {
         const added = await withClient(url, async (client) => {
           const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
-          return topUpBoard(client, rows[0]!.id, options.boardLoads);
+          return topUpBoard(client, rows[0]!.id, options.preload ?? options.boardLoads);
         });
-        if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
+        if (options.preload) boardData = `${fmt(options.preload)} loads preloaded by SQL (2 legs with a carrier, 4 stops, 5 updates each)`;
+        else if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
       }
       // A dashboard queries a settled database: autovacuum analyzes a table within a minute of such
       // a bulk load; the bench does it at once, so the board is not measured on planner statistics

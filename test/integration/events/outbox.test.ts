@@ -118,6 +118,40 @@ describe('load events', { timeout: 120_000 }, () => {
     expect(events[6]!.data).toMatchObject({ loadPermalink: permalink, update: { type: 'gps_ping', latitude: 41.88, longitude: -87.63 } });
   });
 
+  test('a new record and a changed one have the same snapshot (the insert and the update triggers build theirs apart)', async ({ testApp, api, tenant }) => {
+    const carrier = await seed(api, routes.carrier, carrierBody(tenant));
+    const start = await lastSeq(testApp, tenant.id);
+    const load = await seed(api, routes.load, fullBodies.load(tenant));
+    const leg = await seed(api, routes.load_leg, fullBodies.load_leg(tenant, load, carrier));
+    const stop = await seed(api, routes.stop, { ...fullBodies.stop(tenant, leg), arrived_at: null, departed_at: null });
+    await seed(api, routes.load, { ...load, bol_number: 'BOL-CHANGED' });
+    await seed(api, routes.load_leg, { ...leg, driver_name: 'Changed Driver' });
+    await seed(api, routes.stop, { ...stop, location_name: 'Changed Dock' });
+    const events = await eventsOf(testApp, tenant.id, start);
+    const snapshots = (type: string, key: string) => events.filter((e) => e.type === type).map((e) => e.data[key] as Body);
+    for (const [type, key, field, value] of [
+      ['load.created', 'load', 'bolNumber', 'BOL-CHANGED'],
+      ['leg.changed', 'leg', 'driverName', 'Changed Driver'],
+      ['stop.changed', 'stop', 'locationName', 'Changed Dock'],
+    ] as const) {
+      const [created, changed] = type === 'load.created' ? [snapshots(type, key)[0]!, snapshots('load.changed', key)[0]!] : snapshots(type, key);
+      expect(Object.keys(changed!).sort(), type).toEqual(Object.keys(created!).sort());
+      expect({ ...created, [field]: value, changedAt: changed!.changedAt }, type).toEqual(changed);
+    }
+    const [createdLeg, createdStop] = [events.find((e) => e.type === 'leg.changed')!, events.find((e) => e.type === 'stop.changed')!];
+    expect(createdLeg.data.changedFields, 'a new leg names every field').toEqual(snapshotDiff({}, createdLeg.data.leg as Body));
+    expect(createdStop.data.changedFields, 'a new stop names every field').toEqual(snapshotDiff({}, createdStop.data.stop as Body));
+
+    // A new stop that has arrived and departed already: its three events, in order.
+    const before = await lastSeq(testApp, tenant.id);
+    const done = await seed(api, routes.stop, { ...stopBody(tenant, leg), arrived_at: '2026-11-23T09:00:00Z', departed_at: '2026-11-23T10:00:00Z' });
+    const three = await eventsOf(testApp, tenant.id, before);
+    expect(three.map((e) => [e.type, e.data.stop.permalink, e.loadPermalink])).toEqual(
+      ['stop.changed', 'stop.arrived', 'stop.departed'].map((type) => [type, done.native_system_stop_permalink, load.native_system_load_permalink]),
+    );
+    expect([three[1]!.data.arrivedAt, three[2]!.data.departedAt]).toEqual(['2026-11-23T09:00:00.000Z', '2026-11-23T10:00:00.000Z']);
+  });
+
   test('a bulk of load updates records one load_update.received per stored update, in the order they were stored, with the whole update; duplicates none', async ({
     testApp,
     api,
