@@ -17,12 +17,18 @@ const boardSelection = /* GraphQL */ `
       updates(first: 1) { type occurredAt status phase latitude longitude city state message }
     } }`;
 
-/** The two load-board documents: the issue's board, and the README's dashboard (issue 8's order and filters). */
+/** The load-board documents: the issue's board, the README's dashboard (issue 8's order and filters), and a search (issue 21). */
 export const boardQueries = [
   { scenario: 'load-board', label: 'load board', document: `query LoadBoard { loads(first: 50) { ${boardSelection} } }` },
   {
     scenario: 'load-board-dashboard',
     label: 'dashboard (ACTIVITY_DESC, activitySince, city)',
     document: `query LoadBoard { loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "${new Date(Date.now() - 6 * 3_600_000).toISOString()}", city: "chicago" }) { ${boardSelection} } }`,
+  },
+  {
+    scenario: 'load-board-search',
+    // A reference fragment: bench/board-seed.ts's loads B4242 and B42420–B42429 (their customer reference, BOL and PO).
+    label: 'search (filter: { search: "B4242" })',
+    document: `query LoadBoard { loads(first: 50, filter: { search: "B4242" }) { ${boardSelection} } }`,
   },
 ] as const;

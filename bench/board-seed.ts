@@ -45,12 +45,14 @@ export async function topUpBoard(client: pg.Client, tenantId: string, total: num
       [tenantId],
     );
     await client.query(
-      `INSERT INTO stops (tenant_id, permalink, leg_id, sequence, type, location_name, city, state, country, appointment_start,
+      `INSERT INTO stops (tenant_id, permalink, leg_id, sequence, type, location_name, city, city_key, state, country, appointment_start,
                           appointment_end, fresh_at, changed_at, created_at)
        SELECT g.tenant_id, 'BS' || g.permalink || '.' || s, g.id, s, (CASE s WHEN 1 THEN 'pickup' ELSE 'delivery' END)::"StopType",
-              'DC ' || abs(hashtext(g.permalink)) % 40, ($2::text[])[1 + abs(hashtext(g.permalink || s)) % 10], 'IL', 'US',
+              'DC ' || abs(hashtext(g.permalink)) % 40, c.city, lower(c.city), 'IL', 'US',
               g.created_at + s * interval '8 hours', g.created_at + s * interval '10 hours', g.created_at, g.created_at, g.created_at
        FROM load_legs g CROSS JOIN generate_series(1, 2) s
+       -- city_key is what the stops_city_key trigger keeps (off while filling): the city filter reads it.
+       CROSS JOIN LATERAL (SELECT ($2::text[])[1 + abs(hashtext(g.permalink || s)) % 10] AS city) c
        WHERE g.tenant_id = $1 AND g.permalink LIKE 'BGBL%'`,
       [tenantId, cities],
     );

@@ -510,6 +510,13 @@ async function main() {
       await withClient(url, async (client) => {
         const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
         await topUpBoard(client, rows[0]!.id, options.preload!);
+        // A fifth of them active within the last 12 hours, as the first sync's loads are in a full run
+        // (the dashboard's activitySince looks 6 hours back).
+        await client.query(
+          `UPDATE loads SET last_activity_at = now() - (hashtext(permalink) & 1023) * interval '42 seconds'
+           WHERE tenant_id = $1 AND permalink LIKE 'BL%' AND substr(permalink, 3)::int % 5 = 0`,
+          [rows[0]!.id],
+        );
       });
       await settle(serviceDb);
     }
@@ -845,13 +852,19 @@ function report(database: string) {
   }
   const sync = find('first-sync', 'service');
   if (sync)
-    targets.push({ target: 'first sync ≥ 10,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 10_000 });
+    targets.push({ target: 'first sync ≥ 20,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 20_000 });
   for (const { scenario, label: name } of boardQueries) {
     for (const target of boardTargets) {
       const row = find(scenario, target);
       if (!measured(row)) continue;
-      const label = `${name} p99 ≤ 50 ms at ${options.graphqlConnections} connections`;
-      targets.push({ target: target === 'service' ? label : `${label}, every answer computed (no-cache)`, measured: `${row.p99Ms} ms`, met: row.p99Ms <= 50 });
+      // Issue 8: 50 ms as deployed; issue 21: every answer computed, 100 ms (the dashboard 150 ms).
+      const limit = target === 'service' ? 50 : scenario === 'load-board-dashboard' ? 150 : 100;
+      const label = `${name} p99 ≤ ${limit} ms at ${options.graphqlConnections} connections`;
+      targets.push({
+        target: target === 'service' ? label : `${label}, every answer computed (no-cache)`,
+        measured: `${row.p99Ms} ms`,
+        met: row.p99Ms <= limit,
+      });
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * The board's real selections (bench/board-queries.ts: the load board and the README's dashboard) are
+ * The board's real selections (bench/board-queries.ts: the load board, the README's dashboard and a search) are
  * answered by the SQL load page, never by its documented Prisma path (docs/decisions/0013-one-load-filter.md).
  */
 import { boardQueries } from '../../../bench/board-queries.js';
@@ -9,8 +9,10 @@ import { seedLoadTree } from '../../factories/records.js';
 describe('the load board never takes the Prisma path', () => {
   for (const board of boardQueries) {
     test(`${board.label}: the SQL page and its count are the only reads of loads`, async ({ testApp, api, tenant }) => {
-      await seedLoadTree(api, tenant);
-      await seedLoadTree(api, tenant);
+      // Both loads match every board, the search's reference fragment included.
+      for (const reference of ['CR-B4242-1', 'CR-B4242-2']) {
+        await seedLoadTree(api, tenant, { load: { native_system_customer_reference_number: reference } });
+      }
       const statements: string[] = [];
       const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
       let res;
