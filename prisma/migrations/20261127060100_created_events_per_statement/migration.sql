@@ -8,8 +8,8 @@
 -- transition table. The row triggers keep the updates (they compare OLD and NEW), now on UPDATE only.
 --
 -- Same events and payloads: the snapshots below are those of load_event_load, load_event_leg and
--- load_event_stop, and a created record's changedFields are its snapshot's fields but changedAt and
--- createdAt (what load_event_changed_fields('{}', snapshot) named); test/integration/events holds the
+-- load_event_stop, and a created record's changedFields are still load_event_changed_fields('{}', snapshot)
+-- (its snapshot's fields but changedAt and createdAt); test/integration/events holds the
 -- two paths to the same snapshots. A row's events keep their order (stop.changed, stop.arrived,
 -- stop.departed) and rows theirs (the transition table's order: scans and correlated subqueries keep
 -- it). In a statement that inserts some rows and updates others (an upsert), the inserted rows' events
@@ -120,7 +120,7 @@ BEGIN
   INSERT INTO "load_events" ("tenant_id", "seq", "type", "load_permalink", "data", "occurred_at")
   SELECT g."tenant_id", NULL, 'leg.changed', s."snap" ->> 'loadPermalink',
          jsonb_build_object('loadPermalink', s."snap" -> 'loadPermalink', 'leg', s."snap", 'created', true,
-                            'changedFields', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(s."snap") k WHERE k NOT IN ('changedAt', 'createdAt'))),
+                            'changedFields', load_event_changed_fields('{}'::jsonb, s."snap")),
          g."changed_at"
   FROM "created_rows" g CROSS JOIN LATERAL (SELECT jsonb_build_object(
            'permalink', g."permalink", 'tmsId', g."tms_id", 'sequence', g."sequence",
@@ -202,7 +202,7 @@ BEGIN
   SELECT s."tenant_id", NULL, e."type", x."load_permalink",
          CASE e."type"
            WHEN 'stop.changed' THEN jsonb_build_object('loadPermalink', x."load_permalink", 'stop', x."snap", 'created', true,
-             'changedFields', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(x."snap") k WHERE k NOT IN ('changedAt', 'createdAt')))
+             'changedFields', load_event_changed_fields('{}'::jsonb, x."snap"))
            WHEN 'stop.arrived' THEN jsonb_build_object('loadPermalink', x."load_permalink", 'stop', x."snap", 'arrivedAt', x."snap" -> 'arrivedAt')
            ELSE jsonb_build_object('loadPermalink', x."load_permalink", 'stop', x."snap", 'departedAt', x."snap" -> 'departedAt')
          END,
