@@ -13,6 +13,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 import { recordSpecOf } from '../src/domain/registry.js';
 import { createIngestion, type IngestScope } from '../src/domain/shared/ingest.js';
+import { directScope } from './ingest-scope.js';
 import * as data from './data.js';
 
 const url = process.env.DATABASE_URL;
@@ -54,12 +55,16 @@ try {
         await client.query('BEGIN');
         try {
           await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+          // EXPLAIN ANALYZE runs the statement; it is undone before the statement runs for its rows, so
+          // the outcomes printed are those of one write (not duplicates of the explained one).
+          await client.query('SAVEPOINT explained');
           const plan = (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params as unknown[])).rows.map(
             (r) => r['QUERY PLAN'],
           );
           console.log(
             showPlan ? plan.join('\n') : plan.filter((line) => /^(Trigger|Execution|Planning Time)|^\s+Buffers/.test(line) || !line.startsWith(' ')).join('\n'),
           );
+          await client.query('ROLLBACK TO SAVEPOINT explained');
           return (await client.query(text, params as unknown[])).rows as never[];
         } finally {
           await client.query('ROLLBACK');
@@ -67,20 +72,10 @@ try {
       },
     },
   };
-  const scope: IngestScope = {
-    db: explaining,
-    sequencer: { committed: async () => {}, touched: () => {} },
-    statistics: { wrote: () => {} },
-    recorder: { record: () => {}, flush: async () => {}, close: async () => {} },
-    tenant,
-    source: 'pull',
-    now,
-    log: { error: () => {} },
-    history: { requestId: 'explain-write' },
-    dryRun: false,
-  };
+  const scope = directScope(explaining, tenant, 'explain-write', now);
   const batch = (make: (i: number) => Record<string, unknown>) => Array.from({ length: 500 }, (_, i) => make(i + 1));
-  for (const parent of ['load', 'load_leg', 'stop'] as const) await createIngestion(recordSpecOf[parent]).ingest({ ...scope, db }, batch(bodies[parent]!));
+  for (const parent of ['load', 'load_leg', 'stop'] as const)
+    await createIngestion(recordSpecOf[parent]).ingest(directScope(db, tenant, 'explain-write', now), batch(bodies[parent]!));
   await client.query('ANALYZE');
   const results = await createIngestion(recordSpecOf[kind]).ingest(
     scope,

@@ -12,7 +12,8 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateIfPending } from '../src/db/migrate.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import { createIngestion, type IngestScope } from '../src/domain/shared/ingest.js';
+import { createIngestion } from '../src/domain/shared/ingest.js';
+import { directScope } from './ingest-scope.js';
 import { createTenant } from '../src/domain/tenant/service.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 
@@ -31,18 +32,7 @@ try {
   await createPayloadPartitions(db.sql, new Date(), 2);
   const { tenant } = await createTenant(db, { slug: 'micro', name: 'Micro' });
   const ingestion = createIngestion(recordSpecOf.load);
-  const scope = (history: boolean): IngestScope => ({
-    db,
-    sequencer: { committed: async () => {}, touched: () => {} },
-    statistics: { wrote: () => {} },
-    recorder: { record: () => {}, flush: async () => {}, close: async () => {} },
-    tenant,
-    source: 'pull',
-    now: new Date(),
-    log: { error: () => {} },
-    history: history ? { requestId: 'micro' } : null,
-    dryRun: false,
-  });
+  const scope = (history: boolean) => directScope(db, tenant, history ? 'micro' : null);
   let n = 0;
   const load = () => {
     n++;

@@ -202,6 +202,16 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
+/** Fills the tenant `sync` up to `total` loads by SQL (bench/board-seed.ts), then runs `then`; returns how many loads it added. */
+async function topUpSync(url: string, total: number, then?: (client: pg.Client, tenantId: string) => Promise<unknown>): Promise<number> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
+    const added = await topUpBoard(client, rows[0]!.id, total);
+    await then?.(client, rows[0]!.id);
+    return added;
+  });
+}
+
 async function disableEventTriggers(target: Target) {
   if (!target.env.DATABASE_URL) throw new Error('--without-events needs DATABASE_URL (PostgreSQL)');
   await withClient(target.env.DATABASE_URL, async (client) => {
@@ -510,17 +520,15 @@ async function main() {
       const url = serviceDb.env.DATABASE_URL;
       if (!url) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
       console.error(`preloading ${fmt(options.preload)} loads with their legs, stops and updates (SQL)…`);
-      await withClient(url, async (client) => {
-        const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
-        await topUpBoard(client, rows[0]!.id, options.preload!);
-        // A fifth of them active within the last 12 hours, as the first sync's loads are in a full run
-        // (the dashboard's activitySince looks 6 hours back).
-        await client.query(
+      // A fifth of them active within the last 12 hours, as the first sync's loads are in a full run
+      // (the dashboard's activitySince looks 6 hours back).
+      await topUpSync(url, options.preload, (client, tenantId) =>
+        client.query(
           `UPDATE loads SET last_activity_at = now() - (hashtext(permalink) & 1023) * interval '42 seconds'
            WHERE tenant_id = $1 AND permalink LIKE 'BL%' AND substr(permalink, 3)::int % 5 = 0`,
-          [rows[0]!.id],
-        );
-      });
+          [tenantId],
+        ),
+      );
       await settle(serviceDb);
     }
     const wantReferences = options.references && (only.has('load-upsert') || only.has('bulk-loads'));
@@ -748,13 +756,10 @@ async function main() {
       // Issue 8: the board on a tenant with 100,000 loads. The first sync's loads are topped up with
       // older ones in the same shape, written by SQL (bench/board-seed.ts; PostgreSQL only).
       const url = serviceDb.env.DATABASE_URL;
-      if (url) {
-        const added = await withClient(url, async (client) => {
-          const { rows } = await client.query<{ id: string }>(`SELECT id FROM tenants WHERE slug = 'sync'`);
-          return topUpBoard(client, rows[0]!.id, options.preload ?? options.boardLoads);
-        });
-        if (options.preload) boardData = `${fmt(options.preload)} loads preloaded by SQL (2 legs with a carrier, 4 stops, 5 updates each)`;
-        else if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
+      if (options.preload) boardData = `${fmt(options.preload)} loads preloaded by SQL (2 legs with a carrier, 4 stops, 5 updates each)`;
+      else if (url) {
+        const added = await topUpSync(url, options.boardLoads);
+        if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
       }
       // A dashboard queries a settled database: autovacuum analyzes a table within a minute of such
       // a bulk load; the bench does it at once, so the board is not measured on planner statistics
