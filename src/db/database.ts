@@ -46,8 +46,16 @@ export interface Database {
    * PostgreSQL: one pooled connection for the whole of `work`. PGlite: its exclusive transaction.
    */
   rehearse<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
-  /** Connection pool state for /metrics (PostgreSQL only). */
-  poolStats(): { total: number; idle: number; waiting: number } | null;
+  /**
+   * Connection pool state (/metrics, overload shedding). The embedded database is a pool of one
+   * connection: `waiting` counts the calls queued behind the one it runs.
+   */
+  poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * The embedded database runs on the service's own thread: for how many milliseconds so far it has had
+   * a call running or queued (overload.ts takes that time out of the event loop's lag); null on PostgreSQL.
+   */
+  embeddedBusyMs(): number | null;
   close(): Promise<void>;
 }
 
@@ -262,6 +270,7 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
     },
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    embeddedBusyMs: () => null,
     async close() {
       await listeners.closeAll();
       await prisma.$disconnect();
@@ -343,6 +352,36 @@ const pgliteStartParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=1
  */
 export const pgliteExtensions = { pg_trgm };
 
+/**
+ * Counts a PGlite's calls (every query, script and transaction takes its one connection through these
+ * three methods, the Prisma adapter's included): how many are pending (one runs, the rest queue), and
+ * for how long so far one has been pending.
+ */
+function countCalls(pglite: PGlite) {
+  let pending = 0;
+  let busySince = 0;
+  let busyBefore = 0;
+  const count =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (pending++ === 0) busySince = performance.now();
+      try {
+        return await call(...args);
+      } finally {
+        if (--pending === 0) busyBefore += performance.now() - busySince;
+      }
+    };
+  pglite.query = count(pglite.query.bind(pglite)) as PGlite['query'];
+  pglite.exec = count(pglite.exec.bind(pglite));
+  pglite.transaction = count(pglite.transaction.bind(pglite));
+  return {
+    get pending() {
+      return pending;
+    },
+    busyMs: () => busyBefore + (pending > 0 ? performance.now() - busySince : 0),
+  };
+}
+
 /** True when `dataDir` holds no PGlite database yet (its first open runs initdb). */
 export const isFreshDataDir = (dataDir: string) => !dataDir.startsWith('memory://') && !existsSync(join(dataDir, 'PG_VERSION'));
 
@@ -361,6 +400,7 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
     unlock();
     throw error;
   });
+  const calls = countCalls(pglite);
   const statements = statementListeners();
   const listeners = listenerSet();
   const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.emit);
@@ -389,7 +429,8 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
       const unlisten = await pglite.listen(channel, onNotify);
       return listeners.add(() => unlisten());
     },
-    poolStats: () => null,
+    poolStats: () => ({ total: 1, idle: calls.pending === 0 ? 1 : 0, waiting: Math.max(0, calls.pending - 1) }),
+    embeddedBusyMs: () => calls.busyMs(),
     async close() {
       await listeners.closeAll();
       await prisma.$disconnect();

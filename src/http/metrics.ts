@@ -57,22 +57,19 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  // Pool gauges exist on PostgreSQL only: the embedded database has no pool (a 0 would mislead).
-  const pool = (name: string, help: string, read: (s: NonNullable<ReturnType<Database['poolStats']>>) => number) =>
+  // The embedded database reports as a pool of one connection (its waiting clients: calls queued behind it).
+  const pool = (name: string, help: string, read: (s: ReturnType<Database['poolStats']>) => number) =>
     new Gauge({
       name,
       help,
       registers: [registry],
       collect() {
-        const stats = db.poolStats();
-        if (stats) this.set(read(stats));
+        this.set(read(db.poolStats()));
       },
     });
-  if (db.poolStats()) {
-    pool('db_pool_connections', 'Open connections in the database pool.', (s) => s.total);
-    pool('db_pool_idle_connections', 'Idle connections in the database pool.', (s) => s.idle);
-    pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
-  }
+  pool('db_pool_connections', 'Open connections in the database pool.', (s) => s.total);
+  pool('db_pool_idle_connections', 'Idle connections in the database pool.', (s) => s.idle);
+  pool('db_pool_waiting_clients', 'Queries waiting for a free pool connection.', (s) => s.waiting);
 
   // Read at scrape time from the database, so every instance reports the same values (alert on one
   // instance's series, or use max by (tenant, source)). Small queries: one row per tenant and source.

@@ -35,9 +35,6 @@ function metricNames(expr: string): string[] {
     .map((m) => m[1]!.replace(/_(bucket|sum|count)$/, ''));
 }
 
-/** Pool gauges exist on PostgreSQL only (the embedded database has no pool), as /metrics documents. */
-const postgresOnly = new Set(['db_pool_connections', 'db_pool_idle_connections', 'db_pool_waiting_clients']);
-
 describe('monitoring files', () => {
   test('the rules and the dashboard have expressions, and every metric they use is served by /metrics', async ({ testApp }) => {
     expect(ruleExpressions.length).toBe(7);
@@ -46,7 +43,7 @@ describe('monitoring files', () => {
     expect([...used]).toEqual(expect.arrayContaining(['ingest_records_total', 'http_request_duration_seconds', 'load_events_unsequenced_age_seconds']));
     const text = await (await testApp.fetch('/metrics')).text();
     const served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
-    const missing = [...used].filter((name) => !served.has(name) && !(postgresOnly.has(name) && !testApp.database.url));
+    const missing = [...used].filter((name) => !served.has(name));
     expect(missing).toEqual([]);
   });
 
