@@ -6,7 +6,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { childEnv, compiled, repoRoot } from '../cli/targets.js';
+import { createTenant } from '../../../src/domain/tenant/service.js';
+import { migrate } from '../../../src/db/migrate.js';
+import { uniqueSlug } from '../../helpers/app.js';
+import { childEnv, compiled, repoRoot, type Target } from '../cli/targets.js';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -89,6 +92,29 @@ export function startServer(env: Record<string, string>, args: string[] = [], { 
       return Number(children[0]);
     },
   };
+}
+
+/**
+ * The compiled server with `env` on a fresh database of the target (`create`), migrated, holding one
+ * tenant (`slug`: a unique slug's prefix); `close()` stops the server and drops the database.
+ */
+export async function serveTenant(create: () => Promise<Target>, slug: string, env: Record<string, string>) {
+  const target = await create();
+  const tenant = await target.withDatabase(async (db) => {
+    await migrate(db.adapterFactory);
+    const { tenant: created, apiKey } = await createTenant(db, { slug: uniqueSlug(slug), name: `${slug} test` });
+    return { slug: created.slug, apiKey };
+  });
+  const server = startServer({ ...target.env, ...env });
+  const close = async () => {
+    await server.stop();
+    await target.cleanup();
+  };
+  const base = await server.started().catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
+  return { tenant, server, base, close };
 }
 
 /**

@@ -7,32 +7,19 @@
  * Asserts outcomes, never latencies.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenant } from '../../../src/domain/tenant/service.js';
-import { migrate } from '../../../src/db/migrate.js';
 import { loadBody } from '../../factories/records.js';
-import { uniqueSlug } from '../../helpers/app.js';
-import { targets, type Target } from '../cli/targets.js';
-import { startServer, type ServerProcess } from './server-process.js';
+import { targets } from '../cli/targets.js';
+import { serveTenant } from './server-process.js';
 
 describe.each(targets)('overload shedding on $name', { timeout: 240_000 }, ({ create }) => {
-  let target: Target;
-  let server: ServerProcess;
+  let served: Awaited<ReturnType<typeof serveTenant>>;
   let base: string;
   let tenant: { slug: string; apiKey: string };
   beforeAll(async () => {
-    target = await create();
-    tenant = await target.withDatabase(async (db) => {
-      await migrate(db.adapterFactory);
-      const { tenant: t, apiKey } = await createTenant(db, { slug: uniqueSlug('shed'), name: 'Shed Co' });
-      return { slug: t.slug, apiKey };
-    });
-    server = startServer({ ...target.env, OVERLOAD_EVENT_LOOP_LAG_MS: '250' });
-    base = await server.started();
+    served = await serveTenant(create, 'shed', { OVERLOAD_EVENT_LOOP_LAG_MS: '250' });
+    ({ base, tenant } = served);
   }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-    await target?.cleanup();
-  });
+  afterAll(() => served?.close());
 
   const shedForLag = async () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();

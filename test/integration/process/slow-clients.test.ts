@@ -5,12 +5,9 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createTenant } from '../../../src/domain/tenant/service.js';
-import { migrate } from '../../../src/db/migrate.js';
 import { carrierBody, routes } from '../../factories/records.js';
-import { uniqueSlug } from '../../helpers/app.js';
-import { targets, type Target } from '../cli/targets.js';
-import { startServer, type ServerProcess } from './server-process.js';
+import { targets } from '../cli/targets.js';
+import { serveTenant } from './server-process.js';
 
 const openSocket = (port: number) =>
   new Promise<Socket>((resolve, reject) => {
@@ -19,31 +16,20 @@ const openSocket = (port: number) =>
   });
 
 describe.each(targets)('slow and idle clients on $name', { timeout: 240_000 }, ({ create }) => {
-  let target: Target;
-  let server: ServerProcess;
+  let served: Awaited<ReturnType<typeof serveTenant>>;
   let base: string;
   let tenant: { slug: string; apiKey: string };
   beforeAll(async () => {
-    target = await create();
-    tenant = await target.withDatabase(async (db) => {
-      await migrate(db.adapterFactory);
-      const { tenant: t, apiKey } = await createTenant(db, { slug: uniqueSlug('slow'), name: 'Slow Co' });
-      return { slug: t.slug, apiKey };
-    });
-    server = startServer({
-      ...target.env,
+    served = await serveTenant(create, 'slow', {
       HTTP_HEADERS_TIMEOUT_MS: '3000',
       HTTP_REQUEST_TIMEOUT_MS: '5000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000',
       // This test is about connections, not load: a busy CI machine must not shed its requests.
       OVERLOAD_EVENT_LOOP_LAG_MS: '0',
     });
-    base = await server.started();
+    ({ base, tenant } = served);
   }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-    await target?.cleanup();
-  });
+  afterAll(() => served?.close());
 
   test('500 idle connections and a 1 byte/s body: other clients are answered, the slow client is cut off', async () => {
     const port = Number(new URL(base).port);
