@@ -14,6 +14,7 @@
  *   npm run bench -- --quick                        # 3 s scenarios, first sync at 1/10 size
  *   npm run bench -- --only load-upsert,load-board --duration 5
  *   npm run bench -- --cpu-prof --only load-upsert  # service CPU profile under bench/profiles/
+ *   DATABASE_URL=… npm run bench -- --only load-board-postgraphile --preload 100000   # the board beside PostGraphile's
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
@@ -24,9 +25,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { boardQueries } from './board-queries.js';
+import { boardQueries, loadBoard } from './board-queries.js';
 import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
+import { boardDifference, postgraphileBoard, postgraphileErrors, postgraphileRatios, postgraphileVersion, startPostgraphile } from './postgraphile.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 
 const scenarioNames = [
@@ -41,6 +43,7 @@ const scenarioNames = [
   'bulk-updates',
   'first-sync',
   'load-board',
+  'load-board-postgraphile',
 ] as const;
 type ScenarioName = (typeof scenarioNames)[number];
 
@@ -247,7 +250,13 @@ async function createTenant(target: Target, slug: string, extra: string[] = []):
 
 interface Row {
   scenario: string;
-  target: 'service' | 'service, Cache-Control: no-cache' | 'floor (node:http + pg)' | 'floor (bare Yoga)' | 'plain floor (node:http + pg, plain table)';
+  target:
+    | 'service'
+    | 'service, Cache-Control: no-cache'
+    | 'floor (node:http + pg)'
+    | 'floor (bare Yoga)'
+    | 'plain floor (node:http + pg, plain table)'
+    | 'PostGraphile';
   connections: number;
   requests: number;
   seconds: number;
@@ -490,6 +499,75 @@ const graphqlErrors = (text: string) => {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The board beside PostGraphile (bench/postgraphile.ts, decision 0031)
+
+/** The board compared with PostGraphile's, both computed every time: with the count, and without it. */
+const postgraphileBoards = [
+  { scenario: 'load-board-postgraphile', label: 'board with totalCount', totalCount: true },
+  { scenario: 'load-board-postgraphile-no-total', label: 'board without totalCount', totalCount: false },
+] as const;
+
+/**
+ * Starts PostGraphile over the service's database, checks once that one page of each board (with and
+ * without the count) selects the same data (not measured if not: the run then exits non-zero), then measures each board on the service
+ * (`Cache-Control: no-cache`: PostGraphile has no response cache) and on PostGraphile, back to back, with
+ * the same connections, warm-up and duration.
+ */
+async function comparePostgraphile(service: Started, syncKey: string, serviceDb: Target, boardData: string) {
+  const url = serviceDb.env.DATABASE_URL;
+  if (!url) {
+    skipped.push('load-board-postgraphile: skipped, PostGraphile needs PostgreSQL (DATABASE_URL)');
+    return;
+  }
+  const { server, tenantId } = await withClient(url, (client) => startPostgraphile(root, client, url, 'sync', join(work, 'postgraphile.log')));
+  try {
+    const version = postgraphileVersion(root);
+    console.error(`PostGraphile ${version} pid ${server.child.pid} on port ${server.port} (log ${server.logFile})`);
+    const boards = (totalCount: boolean): { ours: Load; theirs: Load } => ({
+      ours: {
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': syncKey, 'cache-control': 'no-cache' },
+        body: () => JSON.stringify({ query: loadBoard(totalCount), operationName: 'LoadBoard' }),
+        records: 1,
+        check: graphqlErrors,
+      },
+      theirs: {
+        path: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        body: () => JSON.stringify({ query: postgraphileBoard(tenantId, totalCount), operationName: 'LoadBoard' }),
+        records: 1,
+        check: postgraphileErrors,
+      },
+    });
+    const answer = async (port: number, load: Load) =>
+      (await fetch(`http://127.0.0.1:${port}${load.path}`, { method: 'POST', headers: load.headers, body: load.body() })).text();
+    for (const { label, totalCount } of postgraphileBoards) {
+      const { ours, theirs } = boards(totalCount);
+      const difference = boardDifference(await answer(service.port, ours), await answer(server.port, theirs));
+      if (difference) {
+        const failure = `load-board-postgraphile: FAILED, not measured: the service's ${label} and PostGraphile's select different data: ${difference}`;
+        console.error(failure);
+        skipped.push(failure);
+        process.exitCode = 1;
+        return;
+      }
+    }
+    console.error('  load-board-postgraphile: the service and PostGraphile answer the same pages');
+    const { duration, warmup, graphqlConnections } = options;
+    for (const { scenario, label, totalCount } of postgraphileBoards) {
+      const { ours, theirs } = boards(totalCount);
+      const note = `${label}, every answer computed, beside PostGraphile ${version} (condition: { tenantId }); ${boardData}`;
+      await cannon(service.port, ours, graphqlConnections, { duration: warmup });
+      await measureLoad(scenario, 'service, Cache-Control: no-cache', service, ours, graphqlConnections, { duration }, note);
+      await cannon(server.port, theirs, graphqlConnections, { duration: warmup });
+      await measureLoad(scenario, 'PostGraphile', server, theirs, graphqlConnections, { duration }, note);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main() {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -573,7 +651,7 @@ async function main() {
     console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);
 
     const svc = svcStreams('svc');
-    const needsBaseline = [...only].some((s) => s !== 'load-upsert' && s !== 'first-sync' && s !== 'load-board');
+    const needsBaseline = [...only].some((s) => !['load-upsert', 'first-sync', 'load-board', 'load-board-postgraphile'].includes(s));
     if (needsBaseline || only.has('load-upsert')) {
       console.error(`seeding ${baseline.carriers} carriers, ${baseline.loads} loads and their first legs (single routes)…`);
       await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
@@ -678,7 +756,9 @@ async function main() {
 
     // First sync: a new tenant's whole history through the bulk routes, parents first.
     let boardData = '';
-    if (only.has('first-sync') || (only.has('load-board') && !options.preload)) {
+    // The board's data set, for the service's boards and (PostgreSQL only) PostGraphile's.
+    const boards = only.has('load-board') || (only.has('load-board-postgraphile') && database === 'postgres');
+    if (only.has('first-sync') || (boards && !options.preload)) {
       const loads = Math.round(20_000 * options.syncScale);
       const carriers = Math.max(10, Math.round(500 * options.syncScale));
       if (hasBulk) {
@@ -752,7 +832,7 @@ async function main() {
       }
     }
 
-    if (only.has('load-board')) {
+    if (boards) {
       // Issue 8: the board on a tenant with 100,000 loads. The first sync's loads are topped up with
       // older ones in the same shape, written by SQL (bench/board-seed.ts; PostgreSQL only).
       const url = serviceDb.env.DATABASE_URL;
@@ -765,6 +845,8 @@ async function main() {
       // a bulk load; the bench does it at once, so the board is not measured on planner statistics
       // that still describe empty tables.
       await settle(serviceDb);
+    }
+    if (only.has('load-board')) {
       // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
       // with every answer computed (`Cache-Control: no-cache`).
       for (const { scenario, document } of boardQueries) {
@@ -781,6 +863,8 @@ async function main() {
         }
       }
     }
+
+    if (only.has('load-board-postgraphile')) await comparePostgraphile(service, syncKey, serviceDb, boardData);
 
     const code = await service.stop();
     if (code !== 0) console.error(`the service exited with code ${code} (log ${service.logFile})`);
@@ -829,6 +913,10 @@ function report(database: string) {
     if (bulkLoads.dbCpuMsPerRequest && plainBulk.dbCpuMsPerRequest)
       ratios['bulk loads database CPU ms per request / plain floor bulk'] = bulkLoads.dbCpuMsPerRequest / plainBulk.dbCpuMsPerRequest;
   }
+  for (const { scenario, label } of postgraphileBoards) {
+    const [ours, theirs] = [find(scenario, 'service, Cache-Control: no-cache'), find(scenario, 'PostGraphile')];
+    if (measured(ours) && measured(theirs)) Object.assign(ratios, postgraphileRatios(label, ours, theirs));
+  }
 
   const targets: { target: string; measured: string; met: boolean }[] = [];
   if (ratios['service / floor req/s'] !== undefined) {
@@ -874,6 +962,12 @@ function report(database: string) {
         met: row.p99Ms <= limit,
       });
     }
+  }
+
+  // Issue 31: the computed board at twice PostGraphile's pace.
+  for (const { label } of postgraphileBoards) {
+    const r = ratios[`service / PostGraphile answers/s, ${label}`];
+    if (r !== undefined) targets.push({ target: `${label}, every answer computed: ≥ 2 × PostGraphile answers/s`, measured: `${r.toFixed(2)} ×`, met: r >= 2 });
   }
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
