@@ -142,7 +142,7 @@ async function graphql(query, variables = {}, { tenant = state.tenant, feedback 
     if (res.status !== 503 || attempt === retry.attempts) break;
     const wait = retryDelay(res.headers.get('retry-after'), attempt);
     show(feedback, 'busy', `The service is busy (503): retrying… (in ${Math.ceil(wait / 1000)} s)`);
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await new Promise((resolve) => window.setTimeout(resolve, wait));
   }
   if (feedback.dataset.kind === 'busy') show(feedback, 'done', '');
   const body = await res.json().catch(() => null);
@@ -212,7 +212,7 @@ async function signIn(key, feedback) {
       state.tenant = (await graphql('{ viewer { slug } }', {}, { feedback })).viewer.slug;
     } catch (error) {
       state.key = null;
-      throw new Error(`Sign-in failed: ${error.message}`);
+      throw new Error(`Sign-in failed: ${error.message}`, { cause: error });
     }
   }
   sessionStorage.setItem(keyStorage, key);
