@@ -30,6 +30,8 @@ const diagLevels: Record<string, DiagLogLevel> = {
 };
 
 /** Registers a tracer provider exporting through `settings.exporters` (a batch processor each); returns it. */
+// Imported dynamically by tracing.ts (only when tracing is on), which ts-unused-exports does not follow.
+// ts-unused-exports:disable-next-line
 export function startSdk(settings: SdkSettings): NodeTracerProvider {
   const level = settings.logLevel ? diagLevels[settings.logLevel.trim().toLowerCase()] : undefined;
   if (level !== undefined) diag.setLogger(new DiagConsoleLogger(), level);

@@ -50,6 +50,8 @@ function operationOf(text: string): string | undefined {
 }
 
 /** Tracing over a started SDK (./sdk.ts). */
+// Imported dynamically by tracing.ts (only when tracing is on), which ts-unused-exports does not follow.
+// ts-unused-exports:disable-next-line
 export function createTracing(provider: NodeTracerProvider): Tracing {
   const tracer = provider.getTracer('tms-ingest');
 

@@ -95,7 +95,8 @@ export async function startTracing(): Promise<Tracing | null> {
   const exporters = traceExporters(env);
   if (!exporters.length) return null;
   const protocol = otlpProtocol(env);
-  const [{ startSdk }, { createTracing }] = await Promise.all([import('./sdk.js'), import('./spans.js')]);
+  const { startSdk } = await import('./sdk.js');
+  const { createTracing } = await import('./spans.js');
   active = createTracing(startSdk({ exporters, protocol, logLevel: env.OTEL_LOG_LEVEL }));
   return active;
 }
