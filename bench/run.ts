@@ -15,6 +15,7 @@
  *   npm run bench -- --only load-upsert,load-board --duration 5
  *   npm run bench -- --cpu-prof --only load-upsert  # service CPU profile under bench/profiles/
  *   DATABASE_URL=… npm run bench -- --only load-board-postgraphile --preload 100000   # the board beside PostGraphile's
+ *   npm run bench -- --otel                         # tracing on, every span sampled (bench/otlp-sink.ts)
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
@@ -29,6 +30,7 @@ import { boardQueries, loadBoard } from './board-queries.js';
 import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
 import { boardDifference, postgraphileBoard, postgraphileErrors, postgraphileRatios, postgraphileVersion, startPostgraphile } from './postgraphile.js';
+import { startOtlpSink } from './otlp-sink.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 
 const scenarioNames = [
@@ -64,6 +66,7 @@ const { values: args } = parseArgs({
     'no-references': { type: 'boolean', default: false },
     'without-events': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
+    otel: { type: 'boolean', default: false },
     preload: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -72,7 +75,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000] [--otel]`);
   process.exit(0);
 }
 
@@ -97,6 +100,11 @@ const options = {
   withoutEvents: args['without-events'],
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
+  /**
+   * The service traces every request (OTEL_TRACES_SAMPLER=always_on) and exports its spans to an OTLP
+   * sink in this process: its cost is this run's figures against a run without --otel (decision 0027).
+   */
+  otel: args.otel,
   /**
    * PostgreSQL only: the tenant `sync` is filled with this many loads (board-seed.ts's shape, by SQL)
    * before any scenario, so every scenario runs on tables of that size (issue 21's curve); the load
@@ -628,6 +636,21 @@ async function main() {
     if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
     // Profiles are named CPU.<date>.<time>.<pid>.<thread>.…: the pids are in the progress lines.
     const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    // Tracing as configured by --otel, whatever OTEL_* this shell has set.
+    let tracingEnv: Record<string, string> = { OTEL_SDK_DISABLED: 'true' };
+    if (options.otel) {
+      const sink = await startOtlpSink();
+      cleanups.push(sink.close);
+      otelReceived = sink.received;
+      tracingEnv = {
+        OTEL_SDK_DISABLED: 'false',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_SERVICE_NAME: 'tms-ingest-bench',
+      };
+    }
     const service = await startServer(
       process.execPath,
       [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
@@ -639,6 +662,7 @@ async function main() {
         HOST: '127.0.0.1',
         NODE_ENV: 'production',
         LOG_LEVEL: options.logLevel,
+        ...tracingEnv,
         // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
         // shedding stays on, as deployed; its 503s would show as errors).
         RATE_LIMIT_RECORDS_PER_SECOND: '0',
@@ -877,6 +901,9 @@ async function main() {
 // ---------------------------------------------------------------------------------------------
 // Report
 
+/** What the OTLP sink received (--otel). */
+let otelReceived: { exports: number; bytes: number } | undefined;
+
 function report(database: string) {
   const find = (scenario: string, target: Row['target']) => rows.find((r) => r.scenario === scenario && r.target === target);
   const svc = find('load-upsert', 'service');
@@ -974,7 +1001,11 @@ function report(database: string) {
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
     '',
-    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.`,
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
+      otelReceived
+        ? ` **Tracing on, every span sampled** (--otel): the service sent ${fmt(otelReceived.exports)} OTLP exports, ${fmt(otelReceived.bytes / 2 ** 20, 1)} MB, to the in-bench sink; its cost is the difference from a run without --otel.`
+        : ''
+    }`,
     '',
     '| scenario | target | conns | requests | req/s | records/s | p50 ms | p99 ms | errors | CPU % | CPU ms/req | DB CPU ms/req | peak RSS MB | machine busy % (load) |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
@@ -1016,7 +1047,19 @@ function report(database: string) {
   writeFileSync(
     file,
     `${JSON.stringify(
-      { date: new Date().toISOString(), database, machine, loadAverage: loadavg(), options, scenarios: [...only], rows, skipped, ratios, targets },
+      {
+        date: new Date().toISOString(),
+        database,
+        machine,
+        loadAverage: loadavg(),
+        options,
+        scenarios: [...only],
+        rows,
+        skipped,
+        ratios,
+        targets,
+        otel: otelReceived,
+      },
       null,
       2,
     )}\n`,

@@ -30,6 +30,8 @@ import { restRoutes } from './routes.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
 import { createWebhookWorker } from './domain/webhook/worker.js';
+import { servicePaths } from './http/paths.js';
+import { tracing } from './observability/tracing.js';
 
 export interface AppOptions {
   /** API-key cache TTL (tests shorten it). */
@@ -39,7 +41,10 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes, ...consoleRoutes] });
+  const routes = [...restRoutes, ...pageRoutes, ...consoleRoutes];
+  const metrics = createMetrics({ db: deps.db, routes });
+  // While tracing is on (observability/tracing.ts), the first plugin: its request span holds everything the others do.
+  const traced = tracing()?.plugin([...routes.map((route) => route.path), ...Object.keys(servicePaths)]);
   const dataVersions = createDataVersions();
   const sequencer = createEventSequencer({ ...deps, onCommitted: dataVersions.bump });
   const services: Services = {
@@ -89,6 +94,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       }
     },
     plugins: [
+      ...(traced ? [traced] : []),
       useRequestId(deps.logger),
       metrics.plugin,
       useLimits(services.limits, deps.config.limits.clientAddressHeader),

@@ -20,6 +20,7 @@ import { describeSeed, seedDemoData } from './demo/seed.js';
 import { startupMessage } from './startup.js';
 import { isDatabaseUnavailable } from './errors.js';
 import { createLogger } from './logger.js';
+import { startTracing, stopTracing } from './observability/tracing.js';
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -57,6 +58,8 @@ async function fillDemoTenant(app: ReturnType<typeof createApp>, demoApiKey: str
 }
 
 async function main() {
+  // First: the database and the app look at it as they are made (off unless OTEL_* asks; decision 0027).
+  await startTracing();
   const options = parseOptions(process.argv.slice(2));
   const config = loadConfig(process.env);
   const logger = createLogger(config.log.level);
@@ -152,6 +155,7 @@ async function main() {
     await app.services.limits.close();
     await app.services.statistics.idle();
     await db.close();
+    await stopTracing(); // exports the spans still buffered
     logger.info('stopped');
     process.exit(0);
   };
