@@ -10,12 +10,13 @@ export default defineConfig({
     maxWorkers: 3,
     globalSetup: ['test/setup/build.ts'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', expect: { requireAssertions: true } } },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          expect: { requireAssertions: true },
           testTimeout: 30_000,
           hookTimeout: 60_000,
           env: { NODE_ENV: 'test' },

@@ -35,7 +35,11 @@ describe('schemas match the contract tables', () => {
 
 describe('permalinkIssue', () => {
   test('accepts <non-empty id>-<slug> for any id', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), (id) => permalinkIssue('f', `${id}-acme`, 'acme') === null));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (id) => {
+        expect(permalinkIssue('f', `${id}-acme`, 'acme')).toBeNull();
+      }),
+    );
   });
   test('rejects anything not ending in -<slug>, and the bare suffix', () => {
     fc.assert(
