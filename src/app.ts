@@ -110,6 +110,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         ...deps.config.responseCache,
         events: services.events,
         logger: deps.logger,
+        clock: deps.clock,
         versions: dataVersions,
         count: metrics.countResponseCache,
       }),

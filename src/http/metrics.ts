@@ -8,7 +8,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
-import type { IngestRecorder } from '../domain/ingest-health/events.js';
+import type { IngestRecorder } from '../domain/ingest-health/report.js';
 import { AppError } from '../errors.js';
 import { servicePaths } from './paths.js';
 import { errorResponse, HttpResponse } from './respond.js';

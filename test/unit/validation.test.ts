@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { buildUpsertStatement } from '../../src/db/upsert-statement.js';
-import { ingestSourceOf } from '../../src/domain/ingest-health/events.js';
+import { buildUpsertStatement } from '../../src/db/record-statements.js';
+import { ingestSourceOf } from '../../src/domain/ingest-health/report.js';
 import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
 import { tableOf } from '../../src/domain/shared/record.js';
 import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
@@ -35,7 +35,11 @@ describe('schemas match the contract tables', () => {
 
 describe('permalinkIssue', () => {
   test('accepts <non-empty id>-<slug> for any id', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), (id) => permalinkIssue('f', `${id}-acme`, 'acme') === null));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (id) => {
+        expect(permalinkIssue('f', `${id}-acme`, 'acme')).toBeNull();
+      }),
+    );
   });
   test('rejects anything not ending in -<slug>, and the bare suffix', () => {
     fc.assert(

@@ -7,7 +7,7 @@
  */
 import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
-import { buildEditStatement } from '../../db/upsert-statement.js';
+import { buildEditStatement } from '../../db/record-statements.js';
 import { tableOf } from '../shared/record.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { assertValid, createValidator } from '../shared/validate.js';

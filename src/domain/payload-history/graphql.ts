@@ -8,7 +8,7 @@ import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { UpsertStatusEnum } from '../../graphql/ingest-mutation.js';
 import { pageSize } from '../../graphql/page-sizes.js';
-import type { IngestSourceName } from '../ingest-health/events.js';
+import type { IngestSourceName } from '../ingest-health/report.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
 import type { UpsertStatus } from '../shared/outcome.js';
 import { isDeletable } from '../shared/delete.js';

@@ -7,7 +7,7 @@
  * transport only maps the typed results to its answers.
  */
 import { toAppError, type AppError } from '../../errors.js';
-import { ingestSourceOf } from '../ingest-health/events.js';
+import { ingestSourceOf } from '../ingest-health/report.js';
 import { dryRunOf } from './dry-run.js';
 import type { IngestOptions, IngestScope, Ingestion, RecordResult } from './ingest.js';
 import type { TenantRef } from './tenant-ref.js';

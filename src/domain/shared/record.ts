@@ -5,7 +5,7 @@
  * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/upsert-statement.js';
+import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/record-statements.js';
 import { meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
