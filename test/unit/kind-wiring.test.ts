@@ -9,8 +9,7 @@ import { isTenantModel } from '../../src/db/json-tree.js';
 import { loadEventTypes } from '../../src/domain/events/catalog.js';
 import { treeTables } from '../../src/domain/load/tree.js';
 import { recordKinds, recordSpecs } from '../../src/domain/registry.js';
-import { deleteSpecOf, isDeletable } from '../../src/domain/shared/delete.js';
-import { bulkMutationName, bulkRestPath, restPath } from '../../src/domain/shared/record.js';
+import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../src/domain/shared/record.js';
 import { cacheableRootFields } from '../../src/graphql/response-cache.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
 import { restRoutes } from '../../src/routes.js';
@@ -80,16 +79,15 @@ describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('record kin
   });
 });
 
-describe.each(recordSpecs.filter(isDeletable).map((spec) => [spec.kind, spec] as const))(
+describe.each(recordSpecs.filter((spec) => actionsOf(spec).includes('delete')).map((spec) => [spec.kind, spec] as const))(
   'record kind %s has its delete operation (domain/shared/delete.ts)',
   (kind, spec) => {
     test('REST routes, GraphQL mutations and its tombstone event', () => {
-      const deletes = deleteSpecOf(spec);
       const paths = restRoutes.map((route) => route.path);
-      expect(paths, `routes.ts: no delete route for ${kind}`).toContain(restPath(deletes));
-      expect(paths, `routes.ts: no bulk delete route for ${kind}`).toContain(bulkRestPath(deletes));
-      expect(mutationFields[deletes.graphql.mutation], `graphql/ingest-mutation.ts: no mutation ${deletes.graphql.mutation}`).toBeDefined();
-      expect(mutationFields[bulkMutationName(deletes)], `graphql/ingest-mutation.ts: no mutation ${bulkMutationName(deletes)}`).toBeDefined();
+      expect(paths, `routes.ts: no delete route for ${kind}`).toContain(restPath(spec, 'delete'));
+      expect(paths, `routes.ts: no bulk delete route for ${kind}`).toContain(bulkRestPath(spec, 'delete'));
+      expect(mutationFields[mutationName(spec, 'delete')], `graphql/ingest-mutation.ts: no mutation ${mutationName(spec, 'delete')}`).toBeDefined();
+      expect(mutationFields[bulkMutationName(spec, 'delete')], `graphql/ingest-mutation.ts: no mutation ${bulkMutationName(spec, 'delete')}`).toBeDefined();
       expect(
         spec.changeEvents.filter((type) => type.endsWith('.deleted')),
         `domain/${kind}/schema.ts: a deletable kind declares its <kind>.deleted event`,

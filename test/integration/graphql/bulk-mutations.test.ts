@@ -5,7 +5,7 @@
  */
 import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
 import { bulkMutationName, bulkRestPath } from '../../../src/domain/shared/record.js';
-import { camelCase } from '../../../src/graphql/zod-input.js';
+import { camelCase } from '../../../src/domain/shared/fields.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
