@@ -106,7 +106,7 @@ describe('every kind, both transports, single and bulk', () => {
     const bulkBodies = [make(kind), make(kind)];
     await gqlData(
       api,
-      `mutation ($inputs: [${spec.model}DeleteInput!]!) { ${bulkMutationName(spec, 'delete')}(inputs: $inputs) { status } }`,
+      `mutation ($inputs: [${spec.graphql.input}!]!) { ${bulkMutationName(spec)}(inputs: $inputs) { status } }`,
       { inputs: bulkBodies.map(toInput) },
       headers(`hist-gql-bulk-${kind}`),
     );
