@@ -51,27 +51,36 @@ function processedExample({ spec, action }: IngestOperation, example: unknown) {
   return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], suggestions: [], ...phase };
 }
 
+/** What an operation's two routes share: a tenant's POST, its operation, and its documentation's tag, body and query. */
+const ingestionRouteOf = (operation: IngestOperation, path: string) => ({
+  method: 'POST' as const,
+  path,
+  auth: 'tenant' as const,
+  ingestion: operation,
+  ingestSource: true,
+  tags: [operation.spec.label],
+  query: queryOf(operation),
+});
+
 /** `POST /api/v1/<collection>/<action>`: one record of an operation. */
 export function ingestRoute(operation: IngestOperation) {
   const { spec, rest } = operation;
+  const { ingestSource, tags, query, ...route } = ingestionRouteOf(operation, rest.path);
   return defineRoute({
-    method: 'POST',
-    path: rest.path,
-    auth: 'tenant',
-    ingestion: operation,
+    ...route,
     tooLargeAdvice: `send one record per request, or up to ${maxBatchRecords} records (${maxBulkBodyBytes} bytes) in one request to POST ${rest.bulkPath}`,
     arrayAdvice: `this route takes one record as a JSON object: send several records to POST ${rest.bulkPath} as {"records": [...]}`,
     rateLimit: { records: () => 1 },
     doc: {
       summary: rest.summary,
       description: rest.description,
-      tags: [spec.label],
+      tags,
       requestBody: operation.body,
-      query: queryOf(operation),
+      query,
       response: UpsertResponse,
       responseExample: (example) => processedExample(operation, example),
       errors: spec.parents.length && operation.action !== 'delete' ? ['parent_not_found', 'tenant_mismatch'] : ['tenant_mismatch'],
-      ingestSource: true,
+      ingestSource,
     },
     async handle(ctx) {
       const { dryRun, result } = await ingestOf(ctx).single(ctx.body, ctx.url.searchParams.get('sync_run_time'));
@@ -87,12 +96,10 @@ export function ingestRoute(operation: IngestOperation) {
  * record in order; a malformed envelope or a bad `sync_run_time` is rejected whole (400/413).
  */
 export function bulkIngestRoute(operation: IngestOperation) {
-  const { spec, rest } = operation;
+  const { rest } = operation;
+  const { ingestSource, tags, query, ...route } = ingestionRouteOf(operation, rest.bulkPath);
   return defineRoute({
-    method: 'POST',
-    path: rest.bulkPath,
-    auth: 'tenant',
-    ingestion: operation,
+    ...route,
     maxBodyBytes: maxBulkBodyBytes,
     tooLargeAdvice: `split the records over several requests (at most ${maxBatchRecords} records each)`,
     arrayAdvice: 'wrap the records as {"records": [...]}',
@@ -101,15 +108,15 @@ export function bulkIngestRoute(operation: IngestOperation) {
     doc: {
       summary: `${rest.summary.replace(/^(\w+) an? /, '$1 ')}s in bulk`,
       description: `Up to ${maxBatchRecords} records (at most 5 MiB) in one request, each with the same rules and outcomes as \`${rest.path}\`, in order. One bad record does not reject the others.`,
-      tags: [spec.label],
+      tags,
       requestBody: bulkRequestOf(operation.body, `${operation.body.meta()?.id as string}Bulk`, maxBatchRecords),
-      query: queryOf(operation),
+      query,
       response: BulkResponse,
       responseExample: (example) => ({
         results: ((example as { records?: unknown[] } | undefined)?.records ?? []).map((record, index) => ({ index, ...processedExample(operation, record) })),
       }),
       errors: [],
-      ingestSource: true,
+      ingestSource,
     },
     async handle(ctx) {
       const syncRunTime = ctx.url.searchParams.get('sync_run_time');
