@@ -88,9 +88,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         return { ...scope, actor, now: deps.clock.now(), request };
       } catch (error) {
         const appError = toAppError(error);
-        throw createGraphQLError(appError.message, {
-          extensions: { code: appError.code, http: { status: appError.status, ...(appError.headers ? { headers: appError.headers } : {}) } },
-        });
+        throw createGraphQLError(appError.message, { extensions: appError.graphqlExtensions(true) });
       }
     },
     plugins: [

@@ -44,6 +44,22 @@ export class AppError extends Error {
   toBody() {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
+
+  /**
+   * The `extensions` of the GraphQL error it is answered as: `code` (the REST code), its `details`,
+   * `retryAfter` (seconds) when it says when to retry, and `http` for an error of the HTTP request
+   * itself (`true`: its own status and headers, as REST would answer; a field error has none).
+   */
+  graphqlExtensions(http: boolean | { status?: number; headers?: Record<string, string> } = false) {
+    const retryAfter = this.headers?.['Retry-After'];
+    const status = http === true ? { status: this.status, ...(this.headers ? { headers: this.headers } : {}) } : http || undefined;
+    return {
+      code: this.code,
+      ...(this.details ? { details: this.details } : {}),
+      ...(retryAfter === undefined ? {} : { retryAfter: Number(retryAfter) }),
+      ...(status ? { http: status } : {}),
+    };
+  }
 }
 
 /** 400 validation_failed with every offending field; `hint` (a sentence with its leading space) follows the list. */

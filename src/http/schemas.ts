@@ -137,11 +137,33 @@ export const bulkRequestOf = (body: z.ZodType, id: string, maxRecords: number) =
       examples: ((z.globalRegistry.get(body)?.examples as unknown[] | undefined) ?? []).slice(0, 1).map((record) => ({ records: [record] })),
     });
 
+/** A bulk result's place in the request. */
+const bulkIndex = z.int().min(0).meta({ description: "The record's 0-based position in `records`: results come in that order." });
+
+/** A bulk record's outcome: the single route's answer, with the record's `index`. */
+const BulkRecordOutcome = UpsertResponse.omit({ dry_run: true })
+  .extend({ index: bulkIndex })
+  .meta({ id: 'BulkRecordOutcome', description: "A record that was written, skipped or a duplicate: its `index` and the single route's answer." });
+
+/** A bulk record's error: the single route's error body, with the record's `index` and `permalink`. */
+const BulkRecordError = z
+  .object({
+    index: bulkIndex,
+    permalink: z.string().optional().meta({
+      description: "The record's own permalink field as sent, whenever it was a string (so the failing record is found without counting); absent otherwise.",
+    }),
+    error: ErrorResponse.shape.error,
+  })
+  .meta({
+    id: 'BulkRecordError',
+    description: 'A record rejected alone (nothing of it was written): its `index`, its `permalink` when it sent one, and the error.',
+  });
+
 export const BulkResponse = z
   .object({
     dry_run: dryRunFlag.meta({ description: 'Present, `true`, when the request was a dry run (`?dry_run=true`): nothing was written.' }),
     results: z
-      .array(z.union([UpsertResponse, ErrorResponse]))
+      .array(z.union([BulkRecordOutcome, BulkRecordError]))
       .meta({ description: "One result per record, in request order: the record's outcome, or the error that rejected it alone." }),
   })
   .meta({ id: 'BulkResponse' });

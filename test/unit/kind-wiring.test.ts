@@ -10,8 +10,7 @@ import { isTenantModel } from '../../src/db/json-tree.js';
 import { loadEventTypes } from '../../src/domain/events/catalog.js';
 import { treeTables } from '../../src/domain/load/tree.js';
 import { recordKinds, recordSpecOf, type RecordKind } from '../../src/domain/registry.js';
-import { deleteSpecOf, isDeletable } from '../../src/domain/shared/delete.js';
-import { bulkMutationName, bulkRestPath, restPath } from '../../src/domain/shared/record.js';
+import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../src/domain/shared/record.js';
 import { cacheableRootFields } from '../../src/graphql/response-cache.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
 import { restRoutes } from '../../src/routes.js';
@@ -98,7 +97,7 @@ describe.each(Object.entries(expectedKinds) as [RecordKind, ExpectedKind][])('re
   test('domain declaration (domain/<kind>/schema.ts)', () => {
     expect(spec, `domain/registry.ts: no kind ${kind}`).toBeDefined();
     expect([spec.model, spec.table, spec.graphql.mutation]).toEqual([expected.model, expected.table, expected.upsert.mutation]);
-    expect(isDeletable(spec), `domain/${kind}/schema.ts: deletable`).toBe(expected.delete !== null);
+    expect(actionsOf(spec).includes('delete'), `domain/${kind}/schema.ts: deletable`).toBe(expected.delete !== null);
   });
 
   test('Prisma model (prisma/schema.prisma) and the SQL load page (domain/load/tree.ts → db/json-tree.ts)', () => {
@@ -147,10 +146,11 @@ describe.each(Object.entries(expectedKinds) as [RecordKind, ExpectedKind][])('re
       expected.upsert.bulkMutation,
     ]);
     if (expected.delete) {
-      const deletes = deleteSpecOf(spec);
-      expect([restPath(deletes), bulkRestPath(deletes), deletes.graphql.mutation, bulkMutationName(deletes)]).toEqual(Object.values(expected.delete));
+      expect([restPath(spec, 'delete'), bulkRestPath(spec, 'delete'), mutationName(spec, 'delete'), bulkMutationName(spec, 'delete')]).toEqual(
+        Object.values(expected.delete),
+      );
     } else {
-      expect(() => deleteSpecOf(spec), `${kind} is append-only`).toThrow(/append-only/);
+      expect(actionsOf(spec), `${kind} is append-only`).not.toContain('delete');
     }
   });
 

@@ -68,7 +68,7 @@ describe('createValidator', () => {
   test('max lengths hold at the limit and fail one over, for any characters', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 250, maxLength: 251, unit: 'grapheme-ascii' }), (name) => {
-        const result = validate(tenant, { ...valid, carrier_name: name }, { now });
+        const result = validate(tenant, { ...valid, carrier_name: name });
         expect(result.ok).toBe(name.length <= 250);
       }),
     );
@@ -76,22 +76,22 @@ describe('createValidator', () => {
 
   test('splits extra fields from contract fields, keeping __proto__ as data', () => {
     const input = JSON.parse('{"native_system_carrier_permalink":"C1-acme","native_system_carrier_id":"C1","x":1,"__proto__":{"y":2}}');
-    const result = validate(tenant, input, { now });
+    const result = validate(tenant, input);
     expect(result.ok && Object.keys(result.record.extra)).toEqual(['x', '__proto__']);
   });
 
   test('a missing field is "required"; only a field that takes null suggests sending null', () => {
-    const result = validate(tenant, {}, { now });
+    const result = validate(tenant, {});
     expect(result.ok).toBe(false);
     const issues = Object.fromEntries((result.ok ? [] : result.issues).map((i) => [i.field, i.issue]));
     expect(issues.native_system_carrier_permalink).toBe('is required'); // null is refused there
     expect(issues.native_system_carrier_id).toBe('is required (send null when unknown)');
-    expect(validate(tenant, { native_system_carrier_permalink: null, native_system_carrier_id: null }, { now }).ok).toBe(false);
-    expect(validate(tenant, { ...valid, native_system_carrier_id: null }, { now }).ok).toBe(true);
+    expect(validate(tenant, { native_system_carrier_permalink: null, native_system_carrier_id: null }).ok).toBe(false);
+    expect(validate(tenant, { ...valid, native_system_carrier_id: null }).ok).toBe(true);
   });
 
   test('company_permalink of another tenant throws tenant_mismatch before any other check', () => {
-    expect(() => validate(tenant, { company_permalink: 'other' }, { now })).toThrow(expect.objectContaining({ code: 'tenant_mismatch' }));
+    expect(() => validate(tenant, { company_permalink: 'other' })).toThrow(expect.objectContaining({ code: 'tenant_mismatch' }));
   });
 });
 

@@ -56,7 +56,7 @@ function describeIssue(
 }
 
 /** The permalink fields of a spec: its own, its parents' and any other `*_permalink` field but the tenant slug. */
-function permalinkFields(spec: RecordSpec): string[] {
+function permalinkFields(spec: Pick<RecordSpec, 'body'>): string[] {
   const shape = (spec.body as unknown as z.ZodObject).shape;
   return Object.keys(shape).filter((f) => f.endsWith('_permalink') && f !== 'company_permalink');
 }
@@ -93,15 +93,15 @@ export function nulIssues(value: unknown, path = ''): FieldIssue[] {
   });
 }
 
-/** Compiles the validator of one record kind (field lists are computed once). */
-export function createValidator(spec: RecordSpec) {
+/** Compiles the validator of one record body (a kind's, or its delete's; field lists are computed once). */
+export function createValidator(spec: Pick<RecordSpec, 'body'>) {
   const permalinks = permalinkFields(spec);
   const shape = (spec.body as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
   const known = new Set(Object.keys(shape));
   const nullable = new Set(Object.keys(shape).filter((field) => shape[field]!.safeParse(null).success));
   const hints = createFieldHints(spec);
 
-  return function validateRecord(tenant: TenantRef, input: unknown, options: { syncRunTime?: Date | null; now: Date }): Validation {
+  return function validateRecord(tenant: TenantRef, input: unknown): Validation {
     if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }], suggestions: [] };
     const company = input.company_permalink;
     if (typeof company === 'string' && company !== tenant.slug) {
@@ -125,8 +125,6 @@ export function createValidator(spec: RecordSpec) {
       const issue = permalinkIssue(field, value, tenant.slug);
       if (issue) issues.push(issue);
     }
-    const skew = syncRunTimeIssue(options.syncRunTime, options.now);
-    if (skew) issues.push(skew);
     issues.push(...nulIssues(extra));
     if (issues.length) return { ok: false, issues, suggestions: parsed.success ? hints.suggestions(Object.keys(extra)) : suggestions };
     return { ok: true, record: { body: parsed.data as Record<string, unknown>, extra } };

@@ -12,7 +12,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import { beforeAll } from 'vitest';
 import { setRateLimit } from '../../../src/domain/tenant/service.js';
-import { bulkRestPath } from '../../../src/domain/shared/record.js';
 import { openApiDocument, restRoutes } from '../../../src/routes.js';
 import type { Route } from '../../../src/http/route.js';
 import { describe, expect, test } from '../../fixtures.js';
@@ -81,7 +80,7 @@ describe('the served OpenAPI document matches real answers, headers included', (
     { timeout: 120_000 },
     async ([, route], { testApp, tenant }) => {
       const spec = route.ingestion!.spec;
-      const bulk = route.path === bulkRestPath(spec);
+      const bulk = route.path === route.ingestion!.rest.bulkPath;
       const api = apiFor(testApp, tenant.apiKey);
       const make = await bodyMaker(api, tenant);
       const wrap = (records: unknown[]) => (bulk ? { records } : records[0]);
@@ -108,7 +107,7 @@ describe('the served OpenAPI document matches real answers, headers included', (
       // 400: a field, the JSON, sync_run_time; 401; 403; 413; 415.
       await conforms(route, await post(tenant.apiKey, json(bulk ? { records: 'x' } : {})), 'validation_failed');
       await conforms(route, await post(tenant.apiKey, '{"not json'), 'invalid_json');
-      if (route.ingestion!.honoursSyncRunTime)
+      if (route.ingestion!.syncRunTime === 'honoured')
         await conforms(route, await post(tenant.apiKey, json(wrap([make(spec.kind)])), {}, '?sync_run_time=yesterday'), 'sync_run_time');
       await conforms(route, await post(tenant.apiKey, json(wrap([make(spec.kind)])), { 'service-ingest-source': 'fax' }), 'Service-Ingest-Source');
       await conforms(route, await post(null, json(wrap([make(spec.kind)]))), 'unauthenticated');
@@ -129,7 +128,7 @@ describe('the served OpenAPI document matches real answers, headers included', (
 
       // 500: a request of one record the database refuses (a CHECK constraint of this test's database).
       // A delete writes only a stored record: it is stored first, and its tombstone is what is refused.
-      const deletes = spec.rest.action === 'delete';
+      const deletes = route.ingestion!.action === 'delete';
       const refusedBody = make(spec.kind);
       refusedBody[spec.permalinkField] = `${deletes ? 'UNDELETABLE' : 'REFUSED'}${String(refusedBody[spec.permalinkField])}`;
       if (deletes) expect((await api.post(routes[spec.kind], refusedBody)).status).toBe(200);

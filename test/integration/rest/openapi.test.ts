@@ -28,7 +28,7 @@ function resolve(schema: Json): Json {
 const operationOf = (route: { method: string; path: string }) => doc.paths[route.path][route.method.toLowerCase()] as Json;
 
 /** Routes whose request body is one record (the contract's field tables; bulk envelopes refer to the same schemas). */
-const recordRoutes = restRoutes.filter((r) => r.ingestion && r.doc.requestBody === r.ingestion.spec.body);
+const recordRoutes = restRoutes.filter((r) => r.ingestion && r.doc.requestBody === r.ingestion.body);
 
 /** Whether a JSON Schema admits `null`. */
 const admitsNull = (schema: Json): boolean =>
