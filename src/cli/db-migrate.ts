@@ -20,6 +20,10 @@ if (args[0] === '--create') {
       onRecovered: (message) => console.log(message),
     });
     console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+  } catch (error) {
+    // A migration that fails was rolled back: its message says which and why (no stack trace).
+    console.error((error as Error).message);
+    process.exitCode = 1;
   } finally {
     await db.close();
   }
