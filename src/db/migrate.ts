@@ -165,7 +165,7 @@ function migrationNames(): string[] {
  * statements PostgreSQL refuses there, and transaction control that would end the migration's own.
  * Comments are ignored; PL/pgSQL bodies are not a problem (their BEGIN has no semicolon).
  */
-export function transactionBlockers(sql: string): string[] {
+function transactionBlockers(sql: string): string[] {
   const code = sql.replace(/--[^\n]*/g, '');
   const rules: [RegExp, string][] = [
     [/\b(CREATE|DROP)\s+(UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i, 'CREATE/DROP INDEX CONCURRENTLY'],

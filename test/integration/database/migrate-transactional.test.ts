@@ -36,6 +36,16 @@ async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Prom
   };
 }
 
+/** Runs `fn` on an empty database, dropped after. */
+async function withEmptyDatabase(fn: (database: { db: Database; open(): Promise<Database> }) => Promise<void>) {
+  const database = await emptyDatabase();
+  try {
+    await fn(database);
+  } finally {
+    await database.drop();
+  }
+}
+
 const history = (db: Database) =>
   db.sql.query<{ migration_name: string; finished: boolean; rolled_back: boolean }>(
     'SELECT migration_name, finished_at IS NOT NULL AS finished, rolled_back_at IS NOT NULL AS rolled_back FROM _prisma_migrations ORDER BY started_at, migration_name',
@@ -54,32 +64,25 @@ const lastMigrationFunction = 'load_events_on_loads_created';
 // Each test migrates a database: generous timeouts on a busy machine, no timing assertions.
 describe('migrate', { timeout: 180_000 }, () => {
   test('keeps the records Prisma keeps: its engine then finds nothing to apply, nothing edited, nothing failed', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       expect(await migrate(db.adapterFactory)).toEqual(all.map((m) => m.name));
       expect(await migrateWithPrismaEngine(db.adapterFactory)).toEqual({
         applied: [],
         diagnosis: { editedMigrationNames: [], failedMigrationNames: [], hasMigrationsTable: true, history: null },
       });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('a database migrated by Prisma’s engine (what older versions ran) has nothing pending', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       expect((await migrateWithPrismaEngine(db.adapterFactory)).applied).toHaveLength(all.length);
       expect(await migrationsPending(db)).toBe(false);
       expect(await migrate(db.adapterFactory)).toEqual([]);
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('a migration that fails leaves nothing: neither its first statements nor a row; the next run applies the fixed one', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       await migrate(db.adapterFactory);
       const broken: Migration = { name: '29990101000000_broken', sql: 'CREATE TABLE "t_half" (x int);\nSELECT 1 / 0;\n', checksum: 'a'.repeat(64) };
       await expect(migrate(db.adapterFactory, { migrations: [...all, broken] })).rejects.toThrow(
@@ -90,27 +93,21 @@ describe('migrate', { timeout: 180_000 }, () => {
 
       const fixed = { ...broken, sql: 'CREATE TABLE "t_half" (x int);\n' };
       expect(await migrate(db.adapterFactory, { migrations: [...all, fixed] })).toEqual([fixed.name]);
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('a statement that cannot run in a transaction is refused before anything is applied', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       const concurrent: Migration = { name: '29990101000000_concurrent', sql: 'CREATE INDEX CONCURRENTLY "x" ON "loads" ("id");\n', checksum: 'b'.repeat(64) };
       await expect(migrate(db.adapterFactory, { migrations: [...all, concurrent] })).rejects.toThrow(
         /Migration 29990101000000_concurrent cannot run inside a transaction \(CREATE\/DROP INDEX CONCURRENTLY\)/,
       );
       expect((await history(db)).filter((row) => row.finished)).toEqual([]); // not even the first one
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('an older version’s row left unfinished by a kill after its SQL committed: recorded as applied', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       await migrate(db.adapterFactory);
       // What the older runner left: the row of its start, the SQL committed, the end never recorded.
       await db.sql.query('UPDATE _prisma_migrations SET finished_at = NULL, applied_steps_count = 0 WHERE migration_name = $1', [last.name]);
@@ -123,14 +120,11 @@ describe('migrate', { timeout: 180_000 }, () => {
         { migration_name: last.name, finished: true, rolled_back: false },
       ]);
       expect((await migrateWithPrismaEngine(db.adapterFactory)).diagnosis).toMatchObject({ failedMigrationNames: [], history: null });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('an older version’s row left unfinished by a kill during its SQL (rolled back): the SQL is applied', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       await migrate(db.adapterFactory, { migrations: all.slice(0, -1) });
       await db.sql.query(
         `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, applied_steps_count) VALUES ('00000000-0000-4000-8000-000000000000', $1, $2, now(), 0)`,
@@ -142,34 +136,26 @@ describe('migrate', { timeout: 180_000 }, () => {
       expect(recovered).toEqual([]);
       expect(await functionExists(db, lastMigrationFunction)).toBe(true);
       expect((await migrateWithPrismaEngine(db.adapterFactory)).diagnosis).toMatchObject({ failedMigrationNames: [], history: null });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('a row recording a failure (with its error) whose SQL is present stops the run with the error', async () => {
-    const { db, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db }) => {
       await migrate(db.adapterFactory);
       await db.sql.query(`UPDATE _prisma_migrations SET finished_at = NULL, logs = 'an earlier error' WHERE migration_name = $1`, [last.name]);
       await expect(migrate(db.adapterFactory)).rejects.toThrow(new RegExp(`Migration ${last.name} failed`));
       expect(await migrationsPending(db)).toBe(true); // nothing recorded: the next run tries again
-    } finally {
-      await drop();
-    }
+    });
   });
 
   test('two runs at once on one database (two servers starting): each migration is applied and recorded once', async () => {
-    const { db, open, drop } = await emptyDatabase();
-    try {
+    await withEmptyDatabase(async ({ db, open }) => {
       const other = await open(); // PostgreSQL: a second pool; PGlite: the same database, one connection
       const [first, second] = await Promise.all([migrate(db.adapterFactory), migrate(other.adapterFactory)]);
       expect([...first, ...second].sort()).toEqual(all.map((m) => m.name));
       const rows = await history(db);
       expect(rows.map((row) => row.migration_name).sort()).toEqual(all.map((m) => m.name));
       expect(rows.every((row) => row.finished && !row.rolled_back)).toBe(true);
-    } finally {
-      await drop();
-    }
+    });
   });
 });

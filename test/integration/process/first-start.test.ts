@@ -5,33 +5,17 @@
  * after a blank line, with no JSON line inside it, the real key everywhere it shows it, and (with
  * `--demo-data`) what was filled instead of advice to seed.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { readMigrations } from '../../../src/db/migrate.js';
 import { onPostgres } from '../../setup/database.js';
-import { adminQuery, databaseUrl } from '../../setup/template.js';
-import { pgliteTarget } from '../cli/targets.js';
+import { freshDatabase } from './fresh-database.js';
 import { startServer } from './server-process.js';
 
 const migrations = readMigrations();
 const isJson = (line: string) => line.startsWith('{');
 
-/** A fresh, empty database for a server process. */
-async function freshDatabase() {
-  if (onPostgres()) {
-    const name = `tms_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
-    return {
-      env: { DATABASE_URL: databaseUrl(name), DATA_DIR: '/nonexistent-with-database-url' },
-      cleanup: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    };
-  }
-  const target = pgliteTarget();
-  return { env: target.env, cleanup: () => target.cleanup() };
-}
-
 // A first start creates and migrates a database: a busy machine's timeout, no timing assertions.
-describe('a first start', { timeout: 300_000 }, () => {
+describe('a first start', { timeout: 400_000 }, () => {
   test('says what it does before the JSON log, names its host, and prints its block apart, with the real key', async () => {
     const database = await freshDatabase();
     const server = startServer(database.env, ['--demo-data']);

@@ -5,44 +5,18 @@
  * TMS_TEST_STALL_IN_MIGRATION of src/db/migrate.ts), and the process gets SIGKILL there. The next start
  * goes on from that migration, takes over the dead process's lock (PGlite), and serves.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readMigrations } from '../../../src/db/migrate.js';
 import { loadBody, routes } from '../../factories/records.js';
-import { onPostgres } from '../../setup/database.js';
-import { adminQuery, databaseUrl } from '../../setup/template.js';
-import { pgliteTarget } from '../cli/targets.js';
+import { freshDatabase } from './fresh-database.js';
 import { startServer } from './server-process.js';
 
 const migrations = readMigrations();
 // The first migration that drops a trigger without IF EXISTS: running its SQL twice fails (the issue's case).
 const stalledIndex = migrations.findIndex((m) => /^DROP TRIGGER "/m.test(m.sql));
 
-/** A fresh, empty database for a server process, and how to read its migration history afterwards. */
-async function freshDatabase() {
-  if (onPostgres()) {
-    const name = `tms_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${name}`);
-    const url = databaseUrl(name);
-    return {
-      env: { DATABASE_URL: url, DATA_DIR: '/nonexistent-with-database-url' },
-      lockFile: null,
-      history: () => adminQuery<HistoryRow>(historyQuery, [], url),
-      cleanup: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-    };
-  }
-  const target = pgliteTarget();
-  return {
-    env: target.env,
-    lockFile: join(target.env.DATA_DIR!, 'tms-ingest.lock'),
-    history: () => target.withDatabase((db) => db.sql.query<HistoryRow>(historyQuery, [])),
-    cleanup: () => target.cleanup(),
-  };
-}
-
-interface HistoryRow {
+interface HistoryRow extends Record<string, unknown> {
   migration_name: string;
   finished: boolean;
 }
@@ -83,7 +57,7 @@ describe('a first start killed inside a migration', { timeout: 400_000 }, () => 
         expect(await second.stop()).toBe(0);
       }
       // Every migration is recorded once, finished.
-      const rows = await database.history();
+      const rows = await database.query<HistoryRow>(historyQuery);
       expect(rows.map((row) => row.migration_name)).toEqual(migrations.map((m) => m.name));
       expect(rows.every((row) => row.finished)).toBe(true);
     } finally {
