@@ -669,7 +669,7 @@ async function main() {
         RATE_LIMIT_QUERIES_PER_SECOND: '0',
       },
       join(work, 'service.log'),
-      /listening on http:\/\/localhost:(\d+)/,
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     );
     cleanups.push(() => service.stop());
     console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);

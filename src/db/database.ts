@@ -301,8 +301,9 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
  * (`$$ … ; … $$`) and is not atomic. Send the whole script at once instead: PostgreSQL runs a
  * multi-statement simple query as one implicit transaction.
  */
-class ScriptSafePg extends PrismaPg {
-  constructor(private readonly pool: pg.Pool) {
+export class ScriptSafePg extends PrismaPg {
+  /** The pool, also for migrations' transactions (src/db/migrate.ts). */
+  constructor(readonly pool: pg.Pool) {
     super(pool);
   }
   override async connect() {

@@ -78,7 +78,7 @@ export function startServer(env: Record<string, string>, args: string[] = [], { 
     output: () => output,
     waitFor,
     exited,
-    started: async () => `http://127.0.0.1:${(await waitFor(/listening on http:\/\/localhost:(\d+)/))[1]}`,
+    started: async () => `http://127.0.0.1:${(await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`,
     async stop() {
       if (exitCode === undefined) child.kill('SIGTERM');
       return exited;
