@@ -63,7 +63,7 @@ describe('npm start -- --demo-data', { timeout: 180_000 }, () => {
     try {
       const base = await server.started();
       const apiKey = (await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})/))[1]!;
-      await server.waitFor(/Demo data: 10 status mappings; records \d+ processed\. Open http:\/\/localhost:\d+\/graphql/);
+      await server.waitFor(/Demo data: 10 status mappings; records \d+ processed\. Open http:\/\/127\.0\.0\.1:\d+\/graphql/);
 
       const res = await fetch(`${base}/graphql`, {
         method: 'POST',

@@ -63,7 +63,7 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
       const base = await server.started();
       const banner = await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})[\s\S]*?OpenAPI: .*\n/);
       const apiKey = banner[1]!;
-      expect(banner[0]).toContain(`curl -s ${base.replace('127.0.0.1', 'localhost')}/api/v1/loads/upsert`);
+      expect(banner[0]).toContain(`curl -s ${base}/api/v1/loads/upsert`);
       expect(banner[0]).toContain(`-H 'X-API-Key: ${apiKey}'`);
 
       const res = await post(base, routes.carrier, apiKey, carrierBody({ slug: 'demo' }));
@@ -80,7 +80,7 @@ describe('first run on the embedded database', { timeout: 180_000 }, () => {
       expect(server.output()).not.toContain('First run');
       expect(server.output().match(new RegExp(apiKeyPattern, 'g'))).toBeNull();
       // Every start helps: the URLs, and how to recover the demo key.
-      await server.waitFor(/GraphiQL: +http:\/\/localhost:\d+\/graphql/);
+      await server.waitFor(/GraphiQL: +http:\/\/127\.0\.0\.1:\d+\/graphql/);
       expect(server.output()).toContain('npm run tenant -- rotate-key demo');
     });
     expect(await target.withDatabase(countTenants)).toBe(1);
