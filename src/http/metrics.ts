@@ -10,6 +10,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
 import type { IngestRecorder } from '../domain/ingest-health/events.js';
 import { AppError } from '../errors.js';
+import { requestAsSent } from './head.js';
 import { servicePaths } from './paths.js';
 import { errorResponse, HttpResponse } from './respond.js';
 
@@ -154,7 +155,8 @@ export function createMetrics({ db, routes }: MetricsOptions) {
       }
       return registry.metrics().then((text) => endResponse(new HttpResponse(text, { headers: { 'content-type': registry.contentType } })));
     },
-    onResponse({ request, response }) {
+    onResponse({ request: served, response }) {
+      const request = requestAsSent(served);
       const labels = labelsOf(request, response.status);
       httpRequests.inc(labels);
       const start = started.get(request);

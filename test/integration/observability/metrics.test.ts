@@ -108,7 +108,7 @@ describe('GET /metrics', () => {
   test('answers 405 to other methods and needs no API key', async ({ testApp }) => {
     const res = await testApp.fetch('/metrics', { method: 'POST' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect((await res.json()).error.code).toBe('method_not_allowed');
   });
 });

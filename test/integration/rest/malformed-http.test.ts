@@ -36,3 +36,21 @@ describe('malformed requests on a keep-alive connection', () => {
     expect(JSON.parse(answer.body).error.code).toBe('validation_failed');
   });
 });
+
+describe('HEAD over a real server', () => {
+  test("answers the GET's headers with no body, and the next request on the connection is answered as usual", async ({ testApp }) => {
+    const { port } = await serve(testApp);
+    const connection = rawConnection(port);
+    onTestFinished(() => connection.destroy());
+    connection.send('GET /api/v1/openapi.json HTTP/1.1\r\nHost: tms\r\n\r\n');
+    const get = await connection.next();
+    connection.send('HEAD /api/v1/openapi.json HTTP/1.1\r\nHost: tms\r\n\r\nGET /readyz HTTP/1.1\r\nHost: tms\r\n\r\n');
+    const head = await connection.next(true);
+    expect(head.status).toBe(200);
+    expect(head.head).toMatch(/^content-type: application\/json/im);
+    expect(/^content-length: (\d+)/im.exec(head.head)?.[1]).toBe(String(Buffer.byteLength(get.body)));
+    const next = await connection.next();
+    expect(next.status).toBe(200);
+    expect(JSON.parse(next.body)).toEqual({ status: 'ready' });
+  });
+});
