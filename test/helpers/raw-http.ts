@@ -76,3 +76,11 @@ export function rawConnection(port: number) {
     },
   };
 }
+
+/** A raw keep-alive connection to the app behind a fresh server (both closed when the test ends). */
+export async function connectTo(testApp: TestApp) {
+  const { port } = await serve(testApp);
+  const connection = rawConnection(port);
+  onTestFinished(() => connection.destroy());
+  return connection;
+}

@@ -2,15 +2,12 @@
  * HTTP the way a TMS's client library speaks it, over a real socket: keep-alive connections that carry
  * several requests, and requests Node's parser refuses before the app runs (src/http/client-error.ts).
  */
-import { onTestFinished } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
-import { rawConnection, serve } from '../../helpers/raw-http.js';
+import { connectTo } from '../../helpers/raw-http.js';
 
 describe('malformed requests on a keep-alive connection', () => {
   test('a control byte in a header after an answered request gets its JSON 400 too; the connection is then closed', async ({ testApp }) => {
-    const { port } = await serve(testApp);
-    const connection = rawConnection(port);
-    onTestFinished(() => connection.destroy());
+    const connection = await connectTo(testApp);
 
     connection.send('GET /readyz HTTP/1.1\r\nHost: tms\r\n\r\n');
     const first = await connection.next();
@@ -27,9 +24,7 @@ describe('malformed requests on a keep-alive connection', () => {
   });
 
   test('the same request on a fresh connection gets the same JSON 400', async ({ testApp }) => {
-    const { port } = await serve(testApp);
-    const connection = rawConnection(port);
-    onTestFinished(() => connection.destroy());
+    const connection = await connectTo(testApp);
     connection.send('GET /readyz HTTP/1.1\r\nHost: tms\r\nX-Request-Id: \x11\r\n\r\n');
     const answer = await connection.next();
     expect(answer.status).toBe(400);
@@ -39,9 +34,7 @@ describe('malformed requests on a keep-alive connection', () => {
 
 describe('HEAD over a real server', () => {
   test("answers the GET's headers with no body, and the next request on the connection is answered as usual", async ({ testApp }) => {
-    const { port } = await serve(testApp);
-    const connection = rawConnection(port);
-    onTestFinished(() => connection.destroy());
+    const connection = await connectTo(testApp);
     connection.send('GET /api/v1/openapi.json HTTP/1.1\r\nHost: tms\r\n\r\n');
     const get = await connection.next();
     connection.send('HEAD /api/v1/openapi.json HTTP/1.1\r\nHost: tms\r\n\r\nGET /readyz HTTP/1.1\r\nHost: tms\r\n\r\n');
