@@ -10,6 +10,8 @@ import { createTableStatistics } from './db/table-statistics.js';
 import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
 import { useReadiness } from './http/health.js';
+import { useHead } from './http/head.js';
+import { useGraphiQLPage } from './graphql/graphiql.js';
 import { createMetrics } from './http/metrics.js';
 import { useRestApi } from './http/plugin.js';
 import { clientAddress, useLimits } from './http/limits.js';
@@ -23,7 +25,6 @@ import type { RequestContext } from './graphql/context.js';
 import { maskError, yogaLogger } from './graphql/mask-error.js';
 import { useDocumentLimits } from './graphql/document-limits.js';
 import { schema } from './graphql/schema.js';
-import { graphiqlOptions, renderGraphiQLPage } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
 import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
 import { restRoutes } from './routes.js';
@@ -77,8 +78,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     cors: false,
     logging: yogaLogger(deps.logger),
     maskedErrors: { maskError },
-    graphiql: graphiqlOptions,
-    renderGraphiQL: renderGraphiQLPage,
+    // GraphiQL is our plugin (graphql/graphiql.ts), after the HEAD plugin, so HEAD /graphql answers as its GET.
+    graphiql: false,
     context: async ({ request }): Promise<RequestContext> => {
       const scope = createRequestScope(services, requestIdOf(request), 'graphql');
       try {
@@ -93,11 +94,14 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     },
     plugins: [
       ...(traced ? [traced] : []),
+      // Then (first but for the request's span): a HEAD request goes through every plugin after it as the GET it stands for.
+      useHead(),
       useRequestId(deps.logger),
       metrics.plugin,
       useLimits(services.limits, deps.config.limits.clientAddressHeader),
       useReadiness(deps.db),
       useDocsPages(),
+      useGraphiQLPage('/graphql'),
       useConsole(),
       useRestApi(restRoutes, services),
       useCORS(),

@@ -24,16 +24,26 @@ export interface FieldIssue {
   issue: string;
 }
 
+/**
+ * The challenge every 401 carries (RFC 9110 §11.6.1 requires `WWW-Authenticate` on a 401): the key
+ * travels in the `X-API-Key` header, which no registered scheme names, so the scheme is `ApiKey` with
+ * the header's name as a parameter.
+ */
+export const apiKeyChallenge = 'ApiKey realm="tms-ingest", header="X-API-Key"';
+
 /** An error the contract names. Thrown by domain code; turned into JSON or GraphQL at the edge. */
 export class AppError extends Error {
   override readonly name = 'AppError';
+  /** Headers the answer carries (`Allow`, `Retry-After`; every `unauthenticated` one `WWW-Authenticate`). */
+  readonly headers?: Record<string, string>;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldIssue[],
-    readonly headers?: Record<string, string>,
+    headers?: Record<string, string>,
   ) {
     super(message);
+    this.headers = code === 'unauthenticated' ? { 'WWW-Authenticate': apiKeyChallenge, ...headers } : headers;
   }
 
   get status(): number {

@@ -21,17 +21,25 @@ export const SyncRunTimeQuery = z.object({
     }),
 });
 
-/** `X-Request-Id` as sent: any value is accepted; only a sane one becomes the request id. */
+/**
+ * `X-Request-Id` as sent: any value HTTP allows in a header (no control byte but tab: Node's parser
+ * refuses the request with 400) is accepted; only a sane one becomes the request id.
+ */
 const RequestIdParameter = z
   .string()
+  // eslint-disable-next-line no-control-regex -- the control bytes HTTP refuses in a header are the rule stated
+  .regex(/^[^\x00-\x08\x0A-\x1F\x7F]*$/)
   .optional()
   .meta({
     param: {
       id: 'RequestId',
       description:
         'Your id for the request. When it is 1–128 characters of `A-Z a-z 0-9 _ . : -` it becomes the request id, ' +
-        'echoed in the `X-Request-Id` response header and on every log line of the request; any other value is ' +
-        'ignored (never refused) and replaced by a new UUID.',
+        'echoed in the `X-Request-Id` response header and on every log line of the request; any other value HTTP ' +
+        'allows is ignored and replaced by a new UUID. What HTTP allows, as for every header: visible ASCII, spaces ' +
+        'and tabs (bytes beyond ASCII pass as Latin-1); a control byte (U+0000–U+0008, U+000A–U+001F, U+007F) makes ' +
+        'the request malformed: 400 `validation_failed` and the connection is closed. The whole header section is ' +
+        'limited to 16 KiB (431).',
     },
     examples: ['tms-sync-2026-11-23T10:00:00Z-0001'],
   });

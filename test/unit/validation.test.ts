@@ -74,6 +74,44 @@ describe('createValidator', () => {
     );
   });
 
+  test('range and format issues are worded by the service, one per field, whatever the bad value', () => {
+    const validateStop = createValidator(stopRecord);
+    const stop = {
+      native_system_stop_permalink: 'S1-acme',
+      native_system_stop_id: 'S1',
+      native_system_load_leg_permalink: 'L1-acme',
+      stop_sequence: 1,
+      stop_type: 'pickup',
+    };
+    const outside = (min: number, max: number) =>
+      fc.oneof(
+        fc.double({ max: min, noNaN: true, noDefaultInfinity: true, maxExcluded: true }),
+        fc.double({ min: max, noNaN: true, noDefaultInfinity: true, minExcluded: true }),
+      );
+    fc.assert(
+      fc.property(
+        outside(-90, 90),
+        outside(-180, 180),
+        fc.integer({ max: 0 }),
+        fc.string().filter((v) => v !== 'pickup' && v !== 'delivery'),
+        (lat, lon, sequence, type) => {
+          const result = validateStop(
+            tenant,
+            { ...stop, latitude: lat, longitude: lon, stop_sequence: sequence, stop_type: type, arrived_at: 'soon' },
+            { now },
+          );
+          expect(result.ok ? [] : result.issues).toEqual([
+            { field: 'stop_sequence', issue: 'must be between 1 and 2147483647' },
+            { field: 'stop_type', issue: 'must be one of pickup, delivery' },
+            { field: 'latitude', issue: 'must be between -90 and 90' },
+            { field: 'longitude', issue: 'must be between -180 and 180' },
+            { field: 'arrived_at', issue: 'must be an ISO 8601 date-time with a zone, e.g. 2026-05-01T14:00:00Z' },
+          ]);
+        },
+      ),
+    );
+  });
+
   test('splits extra fields from contract fields, keeping __proto__ as data', () => {
     const input = JSON.parse('{"native_system_carrier_permalink":"C1-acme","native_system_carrier_id":"C1","x":1,"__proto__":{"y":2}}');
     const result = validate(tenant, input);
