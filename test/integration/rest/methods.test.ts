@@ -24,6 +24,7 @@ const getResources: { path: string; headers?: Record<string, string>; keyed?: bo
   { path: '/console/console.js' },
   { path: '/console/console.css' },
   { path: '/console/chart.umd.min.js' },
+  { path: '/console/favicon.svg' },
   { path: '/graphql', headers: { accept: 'text/html' } },
   { path: '/graphql?query=%7Bviewer%7Bslug%7D%7D', keyed: true, varies: ['ratelimit'] },
   { path: '/healthz' },
