@@ -1,14 +1,15 @@
 /**
  * Process entry: config → database → migrations → app → listen → (first run: demo tenant) → URLs
  * (→ with `--demo-data`, the demo tenant filled with the demo data set, as `npm run seed` does).
- * SIGTERM/SIGINT: stop accepting, finish in-flight requests and webhook attempts, flush ingest accounting,
- * close the database.
+ * SIGTERM/SIGINT: stop accepting, answer every request received (finished, or 503 at the shutdown
+ * timeout: src/http/drain.ts), finish webhook attempts, flush ingest accounting, close the database.
  */
 import { createServer, type Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
+import { createDrain } from './http/drain.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
@@ -93,7 +94,8 @@ async function main() {
     degradedRejectionRate: config.ingest.degradedRejectionRate,
     intervalMs: config.events.maintenanceIntervalMs,
   });
-  // Creates today's and the coming days' partitions now (the server serves meanwhile), then keeps them coming.
+  // Creates today's and the coming days' partitions now (the server serves meanwhile; /readyz waits for
+  // them), then keeps them coming.
   const historyMaintenance = createPayloadHistoryMaintenance({
     db,
     clock: systemClock,
@@ -101,8 +103,10 @@ async function main() {
     config: config.payloadHistory,
     intervalMs: config.events.maintenanceIntervalMs,
   });
-  void historyMaintenance.run();
+  app.startup.wait(historyMaintenance.run());
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+  // Every request received gets an answer at a stop (src/http/drain.ts).
+  const drain = createDrain(logger);
   const server = createServer(
     {
       // Slow or silent clients cannot hold a connection for long: the headers must arrive within
@@ -113,7 +117,7 @@ async function main() {
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: 1000,
     },
-    (req, res) => void app(req, res),
+    drain.handler((req, res) => void app(req, res)),
   );
   answerClientErrors(server, logger);
   const { port } = await listen(server, config.http.port, config.http.host).catch(async (error: unknown) => {
@@ -133,17 +137,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      logger.warn('shutdown timeout: closing remaining connections');
-      server.closeAllConnections();
-    }, config.http.shutdownTimeoutMs);
-    force.unref();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Subscriptions stream until told to stop: end them so their connections close now.
-      app.services.events.endAll();
-      server.closeIdleConnections();
-    });
+    // Subscriptions stream until told to stop: end them so their connections close now.
+    await drain.stop(server, config.http.shutdownTimeoutMs, () => app.services.events.endAll());
     await announced.catch(() => {}); // its failure is reported by main()
     await app.webhooks.stop();
     await maintenance.close();
@@ -162,7 +157,9 @@ async function main() {
     });
   process.on('SIGTERM', (signal) => void onSignal(signal));
   process.on('SIGINT', (signal) => void onSignal(signal));
-  announced = startupMessage(config, db, logger, base).then(async ({ message, demoApiKey }) => {
+  const started = startupMessage(config, db, logger, base);
+  app.startup.wait(started); // /readyz answers 200 once it is done (not the demo data)
+  announced = started.then(async ({ message, demoApiKey }) => {
     process.stdout.write(message);
     if (options['demo-data']) process.stdout.write(await fillDemoTenant(app, demoApiKey, base));
   });
