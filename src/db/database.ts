@@ -372,7 +372,7 @@ export const asBackgroundWork = <T>(fn: () => T): T => workOf.run('background', 
  * After this many request calls in a row with background calls waiting, one background call goes next:
  * requests go first, but a steady stream of them never holds the service's own work back for good.
  */
-export const requestCallsPerBackgroundCall = 8;
+const requestCallsPerBackgroundCall = 8;
 
 /**
  * The embedded database's one connection, shared out call by call (every query, script and transaction

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { json } from './respond.js';
 
 /** How long `/readyz` waits for the start-up work before answering that the service is still starting. */
-export const startupWaitMs = 5000;
+const startupWaitMs = 5000;
 
 /**
  * The start-up work readiness waits for: what the process does on its own once it listens (main.ts
