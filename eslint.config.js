@@ -90,6 +90,11 @@ export default tseslint.config(
               message: "the registry reads only the kinds' declarations, so every layer may import it.",
             },
             { target: './src/http', from: './src/graphql', except: ['./context.ts'], message: 'REST shares only the request context with GraphQL.' },
+            {
+              target: './src/observability',
+              from: ['./src/db', './src/domain', './src/graphql', './src/http', './src/limits', './src/cli', './src/demo', './src/app.ts', './src/main.ts'],
+              message: 'observability sits under every layer (each calls it): it imports base modules only.',
+            },
           ],
         },
       ],

@@ -7,6 +7,7 @@ export default defineConfig({
     name: 'browser',
     include: ['test/browser/**/*.test.ts'],
     environment: 'node',
+    expect: { requireAssertions: true },
     testTimeout: 180_000,
     hookTimeout: 120_000,
     env: { NODE_ENV: 'test' },

@@ -12,7 +12,9 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import { createIngestion, type IngestScope } from '../src/domain/shared/ingest.js';
+import type { IngestScope } from '../src/domain/shared/ingest.js';
+import { createOperation } from '../src/domain/shared/operation.js';
+import { writeActionOf, type RecordSpec } from '../src/domain/shared/record.js';
 import { directScope } from './ingest-scope.js';
 import * as data from './data.js';
 
@@ -74,10 +76,11 @@ try {
   };
   const scope = directScope(explaining, tenant, 'explain-write', now);
   const batch = (make: (i: number) => Record<string, unknown>) => Array.from({ length: 500 }, (_, i) => make(i + 1));
+  const ingestionOf = (spec: RecordSpec<typeof kind>) => createOperation(spec, writeActionOf(spec)).ingestion;
   for (const parent of ['load', 'load_leg', 'stop'] as const)
-    await createIngestion(recordSpecOf[parent]).ingest(directScope(db, tenant, 'explain-write', now), batch(bodies[parent]!));
+    await ingestionOf(recordSpecOf[parent]).ingest(directScope(db, tenant, 'explain-write', now), batch(bodies[parent]!));
   await client.query('ANALYZE');
-  const results = await createIngestion(recordSpecOf[kind]).ingest(
+  const results = await ingestionOf(recordSpecOf[kind]).ingest(
     scope,
     batch((i) => changed[kind]!(make(i), i)),
   );

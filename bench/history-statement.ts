@@ -12,7 +12,7 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateIfPending } from '../src/db/migrate.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import { createIngestion } from '../src/domain/shared/ingest.js';
+import { createOperation } from '../src/domain/shared/operation.js';
 import { directScope } from './ingest-scope.js';
 import { createTenant } from '../src/domain/tenant/service.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
@@ -31,7 +31,7 @@ try {
   await migrateIfPending(db);
   await createPayloadPartitions(db.sql, new Date(), 2);
   const { tenant } = await createTenant(db, { slug: 'micro', name: 'Micro' });
-  const ingestion = createIngestion(recordSpecOf.load);
+  const { ingestion } = createOperation(recordSpecOf.load, 'upsert');
   const scope = (history: boolean) => directScope(db, tenant, history ? 'micro' : null);
   let n = 0;
   const load = () => {

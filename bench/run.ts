@@ -14,6 +14,8 @@
  *   npm run bench -- --quick                        # 3 s scenarios, first sync at 1/10 size
  *   npm run bench -- --only load-upsert,load-board --duration 5
  *   npm run bench -- --cpu-prof --only load-upsert  # service CPU profile under bench/profiles/
+ *   DATABASE_URL=… npm run bench -- --only load-board-postgraphile --preload 100000   # the board beside PostGraphile's
+ *   npm run bench -- --otel                         # tracing on, every span sampled (bench/otlp-sink.ts)
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
@@ -24,9 +26,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { boardQueries } from './board-queries.js';
+import { boardQueries, loadBoard } from './board-queries.js';
 import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
+import { boardDifference, postgraphileBoard, postgraphileErrors, postgraphileRatios, postgraphileVersion, startPostgraphile } from './postgraphile.js';
+import { startOtlpSink } from './otlp-sink.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 
 const scenarioNames = [
@@ -41,6 +45,7 @@ const scenarioNames = [
   'bulk-updates',
   'first-sync',
   'load-board',
+  'load-board-postgraphile',
 ] as const;
 type ScenarioName = (typeof scenarioNames)[number];
 
@@ -61,6 +66,7 @@ const { values: args } = parseArgs({
     'no-references': { type: 'boolean', default: false },
     'without-events': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
+    otel: { type: 'boolean', default: false },
     preload: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -69,7 +75,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000] [--otel]`);
   process.exit(0);
 }
 
@@ -94,6 +100,11 @@ const options = {
   withoutEvents: args['without-events'],
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
+  /**
+   * The service traces every request (OTEL_TRACES_SAMPLER=always_on) and exports its spans to an OTLP
+   * sink in this process: its cost is this run's figures against a run without --otel (decision 0027).
+   */
+  otel: args.otel,
   /**
    * PostgreSQL only: the tenant `sync` is filled with this many loads (board-seed.ts's shape, by SQL)
    * before any scenario, so every scenario runs on tables of that size (issue 21's curve); the load
@@ -247,7 +258,13 @@ async function createTenant(target: Target, slug: string, extra: string[] = []):
 
 interface Row {
   scenario: string;
-  target: 'service' | 'service, Cache-Control: no-cache' | 'floor (node:http + pg)' | 'floor (bare Yoga)' | 'plain floor (node:http + pg, plain table)';
+  target:
+    | 'service'
+    | 'service, Cache-Control: no-cache'
+    | 'floor (node:http + pg)'
+    | 'floor (bare Yoga)'
+    | 'plain floor (node:http + pg, plain table)'
+    | 'PostGraphile';
   connections: number;
   requests: number;
   seconds: number;
@@ -490,6 +507,75 @@ const graphqlErrors = (text: string) => {
 };
 
 // ---------------------------------------------------------------------------------------------
+// The board beside PostGraphile (bench/postgraphile.ts, decision 0031)
+
+/** The board compared with PostGraphile's, both computed every time: with the count, and without it. */
+const postgraphileBoards = [
+  { scenario: 'load-board-postgraphile', label: 'board with totalCount', totalCount: true },
+  { scenario: 'load-board-postgraphile-no-total', label: 'board without totalCount', totalCount: false },
+] as const;
+
+/**
+ * Starts PostGraphile over the service's database, checks once that one page of each board (with and
+ * without the count) selects the same data (not measured if not: the run then exits non-zero), then measures each board on the service
+ * (`Cache-Control: no-cache`: PostGraphile has no response cache) and on PostGraphile, back to back, with
+ * the same connections, warm-up and duration.
+ */
+async function comparePostgraphile(service: Started, syncKey: string, serviceDb: Target, boardData: string) {
+  const url = serviceDb.env.DATABASE_URL;
+  if (!url) {
+    skipped.push('load-board-postgraphile: skipped, PostGraphile needs PostgreSQL (DATABASE_URL)');
+    return;
+  }
+  const { server, tenantId } = await withClient(url, (client) => startPostgraphile(root, client, url, 'sync', join(work, 'postgraphile.log')));
+  try {
+    const version = postgraphileVersion(root);
+    console.error(`PostGraphile ${version} pid ${server.child.pid} on port ${server.port} (log ${server.logFile})`);
+    const boards = (totalCount: boolean): { ours: Load; theirs: Load } => ({
+      ours: {
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': syncKey, 'cache-control': 'no-cache' },
+        body: () => JSON.stringify({ query: loadBoard(totalCount), operationName: 'LoadBoard' }),
+        records: 1,
+        check: graphqlErrors,
+      },
+      theirs: {
+        path: '/graphql',
+        headers: { 'content-type': 'application/json' },
+        body: () => JSON.stringify({ query: postgraphileBoard(tenantId, totalCount), operationName: 'LoadBoard' }),
+        records: 1,
+        check: postgraphileErrors,
+      },
+    });
+    const answer = async (port: number, load: Load) =>
+      (await fetch(`http://127.0.0.1:${port}${load.path}`, { method: 'POST', headers: load.headers, body: load.body() })).text();
+    for (const { label, totalCount } of postgraphileBoards) {
+      const { ours, theirs } = boards(totalCount);
+      const difference = boardDifference(await answer(service.port, ours), await answer(server.port, theirs));
+      if (difference) {
+        const failure = `load-board-postgraphile: FAILED, not measured: the service's ${label} and PostGraphile's select different data: ${difference}`;
+        console.error(failure);
+        skipped.push(failure);
+        process.exitCode = 1;
+        return;
+      }
+    }
+    console.error('  load-board-postgraphile: the service and PostGraphile answer the same pages');
+    const { duration, warmup, graphqlConnections } = options;
+    for (const { scenario, label, totalCount } of postgraphileBoards) {
+      const { ours, theirs } = boards(totalCount);
+      const note = `${label}, every answer computed, beside PostGraphile ${version} (condition: { tenantId }); ${boardData}`;
+      await cannon(service.port, ours, graphqlConnections, { duration: warmup });
+      await measureLoad(scenario, 'service, Cache-Control: no-cache', service, ours, graphqlConnections, { duration }, note);
+      await cannon(server.port, theirs, graphqlConnections, { duration: warmup });
+      await measureLoad(scenario, 'PostGraphile', server, theirs, graphqlConnections, { duration }, note);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 
 async function main() {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -550,6 +636,21 @@ async function main() {
     if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
     // Profiles are named CPU.<date>.<time>.<pid>.<thread>.…: the pids are in the progress lines.
     const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    // Tracing as configured by --otel, whatever OTEL_* this shell has set.
+    let tracingEnv: Record<string, string> = { OTEL_SDK_DISABLED: 'true' };
+    if (options.otel) {
+      const sink = await startOtlpSink();
+      cleanups.push(sink.close);
+      otelReceived = sink.received;
+      tracingEnv = {
+        OTEL_SDK_DISABLED: 'false',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_SERVICE_NAME: 'tms-ingest-bench',
+      };
+    }
     const service = await startServer(
       process.execPath,
       [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
@@ -561,19 +662,20 @@ async function main() {
         HOST: '127.0.0.1',
         NODE_ENV: 'production',
         LOG_LEVEL: options.logLevel,
+        ...tracingEnv,
         // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
         // shedding stays on, as deployed; its 503s would show as errors).
         RATE_LIMIT_RECORDS_PER_SECOND: '0',
         RATE_LIMIT_QUERIES_PER_SECOND: '0',
       },
       join(work, 'service.log'),
-      /listening on http:\/\/localhost:(\d+)/,
+      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
     );
     cleanups.push(() => service.stop());
     console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);
 
     const svc = svcStreams('svc');
-    const needsBaseline = [...only].some((s) => s !== 'load-upsert' && s !== 'first-sync' && s !== 'load-board');
+    const needsBaseline = [...only].some((s) => !['load-upsert', 'first-sync', 'load-board', 'load-board-postgraphile'].includes(s));
     if (needsBaseline || only.has('load-upsert')) {
       console.error(`seeding ${baseline.carriers} carriers, ${baseline.loads} loads and their first legs (single routes)…`);
       await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
@@ -678,7 +780,9 @@ async function main() {
 
     // First sync: a new tenant's whole history through the bulk routes, parents first.
     let boardData = '';
-    if (only.has('first-sync') || (only.has('load-board') && !options.preload)) {
+    // The board's data set, for the service's boards and (PostgreSQL only) PostGraphile's.
+    const boards = only.has('load-board') || (only.has('load-board-postgraphile') && database === 'postgres');
+    if (only.has('first-sync') || (boards && !options.preload)) {
       const loads = Math.round(20_000 * options.syncScale);
       const carriers = Math.max(10, Math.round(500 * options.syncScale));
       if (hasBulk) {
@@ -752,7 +856,7 @@ async function main() {
       }
     }
 
-    if (only.has('load-board')) {
+    if (boards) {
       // Issue 8: the board on a tenant with 100,000 loads. The first sync's loads are topped up with
       // older ones in the same shape, written by SQL (bench/board-seed.ts; PostgreSQL only).
       const url = serviceDb.env.DATABASE_URL;
@@ -765,6 +869,8 @@ async function main() {
       // a bulk load; the bench does it at once, so the board is not measured on planner statistics
       // that still describe empty tables.
       await settle(serviceDb);
+    }
+    if (only.has('load-board')) {
       // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
       // with every answer computed (`Cache-Control: no-cache`).
       for (const { scenario, document } of boardQueries) {
@@ -782,6 +888,8 @@ async function main() {
       }
     }
 
+    if (only.has('load-board-postgraphile')) await comparePostgraphile(service, syncKey, serviceDb, boardData);
+
     const code = await service.stop();
     if (code !== 0) console.error(`the service exited with code ${code} (log ${service.logFile})`);
     report(database);
@@ -792,6 +900,9 @@ async function main() {
 
 // ---------------------------------------------------------------------------------------------
 // Report
+
+/** What the OTLP sink received (--otel). */
+let otelReceived: { exports: number; bytes: number } | undefined;
 
 function report(database: string) {
   const find = (scenario: string, target: Row['target']) => rows.find((r) => r.scenario === scenario && r.target === target);
@@ -828,6 +939,10 @@ function report(database: string) {
     ratios['bulk loads CPU ms per request / plain floor bulk'] = bulkLoads.cpuMsPerRequest / plainBulk.cpuMsPerRequest;
     if (bulkLoads.dbCpuMsPerRequest && plainBulk.dbCpuMsPerRequest)
       ratios['bulk loads database CPU ms per request / plain floor bulk'] = bulkLoads.dbCpuMsPerRequest / plainBulk.dbCpuMsPerRequest;
+  }
+  for (const { scenario, label } of postgraphileBoards) {
+    const [ours, theirs] = [find(scenario, 'service, Cache-Control: no-cache'), find(scenario, 'PostGraphile')];
+    if (measured(ours) && measured(theirs)) Object.assign(ratios, postgraphileRatios(label, ours, theirs));
   }
 
   const targets: { target: string; measured: string; met: boolean }[] = [];
@@ -876,11 +991,21 @@ function report(database: string) {
     }
   }
 
+  // Issue 31: the computed board at twice PostGraphile's pace.
+  for (const { label } of postgraphileBoards) {
+    const r = ratios[`service / PostGraphile answers/s, ${label}`];
+    if (r !== undefined) targets.push({ target: `${label}, every answer computed: ≥ 2 × PostGraphile answers/s`, measured: `${r.toFixed(2)} ×`, met: r >= 2 });
+  }
+
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
     '',
-    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.`,
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
+      otelReceived
+        ? ` **Tracing on, every span sampled** (--otel): the service sent ${fmt(otelReceived.exports)} OTLP exports, ${fmt(otelReceived.bytes / 2 ** 20, 1)} MB, to the in-bench sink; its cost is the difference from a run without --otel.`
+        : ''
+    }`,
     '',
     '| scenario | target | conns | requests | req/s | records/s | p50 ms | p99 ms | errors | CPU % | CPU ms/req | DB CPU ms/req | peak RSS MB | machine busy % (load) |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
@@ -922,7 +1047,19 @@ function report(database: string) {
   writeFileSync(
     file,
     `${JSON.stringify(
-      { date: new Date().toISOString(), database, machine, loadAverage: loadavg(), options, scenarios: [...only], rows, skipped, ratios, targets },
+      {
+        date: new Date().toISOString(),
+        database,
+        machine,
+        loadAverage: loadavg(),
+        options,
+        scenarios: [...only],
+        rows,
+        skipped,
+        ratios,
+        targets,
+        otel: otelReceived,
+      },
       null,
       2,
     )}\n`,

@@ -4,7 +4,8 @@
 // graphql-tools…, some 800 ES modules) are bundled in: Node then loads a few files instead of resolving
 // and linking each of them at every start (decision 0020). Packages that find files of their own at run
 // time (PGlite, Prisma's runtime and schema engine, Redoc, Chart.js, GraphiQL's assets) or must stay one
-// copy (`graphql`, also required at run time) stay external, loaded from node_modules. Code finds the
+// copy (`graphql`, also required at run time) stay external, loaded from node_modules, as does the
+// OpenTelemetry SDK: imported dynamically, only when tracing is on (decision 0027). Code finds the
 // repository's files through src/paths.ts, whatever the depth of the chunk it ends up in.
 // esbuild only strips the types; `npm run typecheck` (tsc --noEmit) is the type gate. The build goes to
 // a new directory that then replaces dist/ (two renames), so nothing of a deleted source survives and
@@ -38,6 +39,7 @@ const external = [
   'pino',
   'prom-client',
   'ioredis',
+  '@opentelemetry/*',
 ];
 
 // The generated Prisma client imports its query compiler as a module holding the WebAssembly as a

@@ -10,6 +10,8 @@ import { createTableStatistics } from './db/table-statistics.js';
 import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
 import { createStartup, useReadiness } from './http/health.js';
+import { useHead } from './http/head.js';
+import { useGraphiQLPage } from './graphql/graphiql.js';
 import { createMetrics } from './http/metrics.js';
 import { useRestApi } from './http/plugin.js';
 import { clientAddress, useLimits } from './http/limits.js';
@@ -23,13 +25,14 @@ import type { RequestContext } from './graphql/context.js';
 import { maskError, yogaLogger } from './graphql/mask-error.js';
 import { useDocumentLimits } from './graphql/document-limits.js';
 import { schema } from './graphql/schema.js';
-import { graphiqlOptions, renderGraphiQLPage } from './graphql/graphiql.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
 import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
 import { restRoutes } from './routes.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
 import { createWebhookWorker } from './domain/webhook/worker.js';
+import { servicePaths } from './http/paths.js';
+import { tracing } from './observability/tracing.js';
 
 export interface AppOptions {
   /** API-key cache TTL (tests shorten it). */
@@ -39,7 +42,10 @@ export interface AppOptions {
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
-  const metrics = createMetrics({ db: deps.db, routes: [...restRoutes, ...pageRoutes, ...consoleRoutes] });
+  const routes = [...restRoutes, ...pageRoutes, ...consoleRoutes];
+  const metrics = createMetrics({ db: deps.db, routes });
+  // While tracing is on (observability/tracing.ts), the first plugin: its request span holds everything the others do.
+  const traced = tracing()?.plugin([...routes.map((route) => route.path), ...Object.keys(servicePaths)]);
   const dataVersions = createDataVersions();
   const sequencer = createEventSequencer({ ...deps, onCommitted: dataVersions.bump });
   const services: Services = {
@@ -74,8 +80,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     cors: false,
     logging: yogaLogger(deps.logger),
     maskedErrors: { maskError },
-    graphiql: graphiqlOptions,
-    renderGraphiQL: renderGraphiQLPage,
+    // GraphiQL is our plugin (graphql/graphiql.ts), after the HEAD plugin, so HEAD /graphql answers as its GET.
+    graphiql: false,
     context: async ({ request }): Promise<RequestContext> => {
       const scope = createRequestScope(services, requestIdOf(request), 'graphql');
       try {
@@ -85,17 +91,19 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         return { ...scope, actor, now: deps.clock.now(), request };
       } catch (error) {
         const appError = toAppError(error);
-        throw createGraphQLError(appError.message, {
-          extensions: { code: appError.code, http: { status: appError.status, ...(appError.headers ? { headers: appError.headers } : {}) } },
-        });
+        throw createGraphQLError(appError.message, { extensions: appError.graphqlExtensions(true) });
       }
     },
     plugins: [
+      ...(traced ? [traced] : []),
+      // Then (first but for the request's span): a HEAD request goes through every plugin after it as the GET it stands for.
+      useHead(),
       useRequestId(deps.logger),
       metrics.plugin,
       useLimits(services.limits, deps.config.limits.clientAddressHeader),
       useReadiness(deps.db, startup),
       useDocsPages(),
+      useGraphiQLPage('/graphql'),
       useConsole(),
       useRestApi(restRoutes, services),
       useCORS(),
@@ -106,6 +114,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
         ...deps.config.responseCache,
         events: services.events,
         logger: deps.logger,
+        clock: deps.clock,
         versions: dataVersions,
         count: metrics.countResponseCache,
       }),

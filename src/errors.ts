@@ -24,16 +24,26 @@ export interface FieldIssue {
   issue: string;
 }
 
+/**
+ * The challenge every 401 carries (RFC 9110 §11.6.1 requires `WWW-Authenticate` on a 401): the key
+ * travels in the `X-API-Key` header, which no registered scheme names, so the scheme is `ApiKey` with
+ * the header's name as a parameter.
+ */
+export const apiKeyChallenge = 'ApiKey realm="tms-ingest", header="X-API-Key"';
+
 /** An error the contract names. Thrown by domain code; turned into JSON or GraphQL at the edge. */
 export class AppError extends Error {
   override readonly name = 'AppError';
+  /** Headers the answer carries (`Allow`, `Retry-After`; every `unauthenticated` one `WWW-Authenticate`). */
+  readonly headers?: Record<string, string>;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: FieldIssue[],
-    readonly headers?: Record<string, string>,
+    headers?: Record<string, string>,
   ) {
     super(message);
+    this.headers = code === 'unauthenticated' ? { 'WWW-Authenticate': apiKeyChallenge, ...headers } : headers;
   }
 
   get status(): number {
@@ -43,6 +53,22 @@ export class AppError extends Error {
   /** The JSON body every non-200 REST answer carries. */
   toBody() {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+
+  /**
+   * The `extensions` of the GraphQL error it is answered as: `code` (the REST code), its `details`,
+   * `retryAfter` (seconds) when it says when to retry, and `http` for an error of the HTTP request
+   * itself (`true`: its own status and headers, as REST would answer; a field error has none).
+   */
+  graphqlExtensions(http: boolean | { status?: number; headers?: Record<string, string> } = false) {
+    const retryAfter = this.headers?.['Retry-After'];
+    const status = http === true ? { status: this.status, ...(this.headers ? { headers: this.headers } : {}) } : http || undefined;
+    return {
+      code: this.code,
+      ...(this.details ? { details: this.details } : {}),
+      ...(retryAfter === undefined ? {} : { retryAfter: Number(retryAfter) }),
+      ...(status ? { http: status } : {}),
+    };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { tracing } from './observability/tracing.js';
 
 export type { Logger };
 
@@ -26,7 +27,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     redact: { paths: ['req.headers["x-api-key"]', 'apiKey'], censor: '[redacted]' },
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      const trace = tracing()?.logFields();
+      return requestId ? { requestId, ...trace } : { ...trace };
     },
   };
   return destination ? pino(options, destination) : pino(options);

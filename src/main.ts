@@ -13,14 +13,16 @@ import { createDrain } from './http/drain.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
-import { migrateIfPending, migrateInWorker, migrationsPending } from './db/migrate.js';
+import { describeProgress, migrateIfPending, migrateInWorker, migrationsPending, type MigrationEvents } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createPayloadHistoryMaintenance } from './domain/payload-history/service.js';
 import { createIngestRecorder } from './domain/ingest-health/recorder.js';
 import { describeSeed, seedDemoData } from './demo/seed.js';
-import { startupMessage } from './startup.js';
+import { serverAddress, startupMessage } from './startup.js';
 import { isDatabaseUnavailable } from './errors.js';
 import { createLogger } from './logger.js';
+import { pino } from 'pino';
+import { startTracing, stopTracing } from './observability/tracing.js';
 
 const listen = (server: Server, port: number, host: string) =>
   new Promise<AddressInfo>((resolve, reject) => {
@@ -53,32 +55,48 @@ async function fillDemoTenant(app: ReturnType<typeof createApp>, demoApiKey: str
     const summary = await seedDemoData((path, init) => Promise.resolve(app.fetch(new Request(`${base}${path}`, init))), demoApiKey);
     return `Demo data: ${describeSeed(summary)}. Open ${base}/graphql to look at them.\n`;
   } catch (error) {
-    return `--demo-data: seeding failed: ${error instanceof Error ? error.message : String(error)}\n`;
+    return `--demo-data: seeding failed: ${error instanceof Error ? error.message : String(error)}
+Fill it again with: npm run seed -- --key ${demoApiKey} --url ${base}
+`;
   }
 }
 
+/** Start-up progress before the JSON log begins (a first start can take a minute): plain lines on stderr. */
+const progress = (line: string) => void process.stderr.write(`${line}\n`);
+
 async function main() {
+  // First: the database and the app look at it as they are made (off unless OTEL_* asks; decision 0027).
+  await startTracing();
   const options = parseOptions(process.argv.slice(2));
   const config = loadConfig(process.env);
-  const logger = createLogger(config.log.level);
-  // Migrations run in a worker thread when there are any (a fresh database, an upgrade), so the schema
-  // engine's memory (and a fresh PGlite's initdb growth) is returned when it ends. On PostgreSQL the
-  // worker migrates on a single connection of its own: the engine's advisory lock is session-scoped, and
-  // on a shared pool its unlock could land on another connection, leaving the lock held. PGlite: a fresh
-  // directory is initialised and migrated by the worker under this process's lock, before this process
-  // opens it; an existing one with pending migrations (an upgrade) is migrated here.
+  // The JSON log and the start-up block share one ordered stream to stdout (pino's asynchronous
+  // destination, as its default): the block lands after every line logged before it.
+  const stdout = pino.destination({ dest: 1, sync: false });
+  const logger = createLogger(config.log.level, stdout);
+  // Migrations run in a worker thread when there are any (a fresh database, an upgrade), so a fresh
+  // PGlite's initdb growth is returned when it ends; on PostgreSQL the worker migrates on a connection
+  // of its own. PGlite: a fresh directory is initialised and migrated by the worker under this process's
+  // lock, before this process opens it; an existing one with pending migrations (an upgrade) is migrated
+  // here. Each migration commits with its record (src/db/migrate.ts): a start killed meanwhile is
+  // followed by one that goes on from there.
+  const migrationEvents: MigrationEvents = { onProgress: (next) => progress(describeProgress(next)), onRecovered: progress };
   let migrated: string[] = [];
   const db = await openDatabase({
     ...config.db,
     onPoolError: (err) => logger.warn({ err }, 'database connection lost (the pool replaces it)'),
     onLockTakenOver: (message) => logger.warn(message),
     beforeOpen: async () => {
-      if (isFreshDataDir(config.db.dataDir)) migrated = await migrateInWorker(config.db);
+      if (!isFreshDataDir(config.db.dataDir)) return;
+      progress(`Creating the embedded database in ${config.db.dataDir} (first start: this can take a minute)…`);
+      migrated = await migrateInWorker(config.db, migrationEvents);
     },
   });
-  if (db.kind === 'postgres' && (await migrationsPending(db))) migrated = await migrateInWorker(config.db);
-  else if (db.kind === 'pglite') migrated.push(...(await migrateIfPending(db)));
-  if (migrated.length) logger.info({ applied: migrated }, 'applied migrations');
+  if (db.kind === 'postgres' && (await migrationsPending(db))) migrated = await migrateInWorker(config.db, migrationEvents);
+  else if (db.kind === 'pglite') migrated.push(...(await migrateIfPending(db, migrationEvents)));
+  if (migrated.length) {
+    progress(`Applied ${migrated.length} migration${migrated.length === 1 ? '' : 's'}. Starting the server…`);
+    logger.info({ applied: migrated }, 'applied migrations');
+  }
 
   const recorder = createIngestRecorder({ db, clock: systemClock, logger, flushIntervalMs: config.ingest.flushIntervalMs });
   const app = createApp({ config, db, logger, clock: systemClock, recorder });
@@ -126,8 +144,8 @@ async function main() {
     await db.close().catch(() => {});
     throw error;
   });
-  const base = `http://localhost:${port}`;
-  logger.info({ port, database: db.kind }, `tms-ingest listening on ${base}`);
+  const { base, listening, allInterfaces } = serverAddress(config.http.host, port);
+  logger.info({ host: config.http.host, port, database: db.kind }, `tms-ingest listening on ${listening}`);
   let stopping = false;
   // Only now, with the port taken: a start that fails to listen never creates (and loses) the demo key.
   // The signal handlers are installed first (a SIGTERM right after "listening" still shuts down
@@ -147,6 +165,7 @@ async function main() {
     await app.services.limits.close();
     await app.services.statistics.idle();
     await db.close();
+    await stopTracing(); // exports the spans still buffered
     logger.info('stopped');
     process.exit(0);
   };
@@ -157,12 +176,20 @@ async function main() {
     });
   process.on('SIGTERM', (signal) => void onSignal(signal));
   process.on('SIGINT', (signal) => void onSignal(signal));
-  const started = startupMessage(config, db, logger, base);
-  app.startup.wait(started); // /readyz answers 200 once it is done (not the demo data)
-  announced = started.then(async ({ message, demoApiKey }) => {
-    process.stdout.write(message);
-    if (options['demo-data']) process.stdout.write(await fillDemoTenant(app, demoApiKey, base));
-  });
+  // One block, written at once when everything in it is known (the demo data included), in the log's
+  // stream after the lines logged so far, so none falls inside it or after it out of order.
+  // /readyz answers 200 once the start-up's own queries are done: before the demo data, which is
+  // posted through the app like any client's requests.
+  let tenantsRead = () => {};
+  const beforeDemoData = new Promise<void>((resolve) => (tenantsRead = resolve));
+  const demoData = options['demo-data']
+    ? (apiKey: string | null) => {
+        tenantsRead();
+        return fillDemoTenant(app, apiKey, base);
+      }
+    : undefined;
+  announced = startupMessage(config, db, logger, base, { demoData, allInterfaces }).then(({ message }) => void stdout.write(message));
+  app.startup.wait(Promise.race([beforeDemoData, announced]));
   await announced;
 }
 

@@ -1,11 +1,11 @@
 // Every REST route, in one list (the router, the OpenAPI document and the metrics labels read it).
-import { ingestions } from './domain/ingestions.js';
+import { ingestOperations } from './domain/ingestions.js';
 import { bulkIngestRoute, ingestRoute } from './http/ingest-route.js';
 import { buildOpenApiDocument, OpenApiDocumentSchema, type OpenApiDocument } from './http/openapi.js';
 import { defineRoute, type Route } from './http/route.js';
 
-/** The ingestion routes (single and bulk) of every record kind in the registry. */
-const ingestionRoutes: readonly Route[] = ingestions.flatMap((ingestion) => [ingestRoute(ingestion), bulkIngestRoute(ingestion)]);
+/** The ingestion routes (single and bulk) of every ingestion operation. */
+const ingestionRoutes: readonly Route[] = ingestOperations.flatMap((operation) => [ingestRoute(operation), bulkIngestRoute(operation)]);
 
 const openApiRoute = defineRoute({
   method: 'GET',

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import { DatabaseInUseError, openDatabase, type Database } from '../db/database.js';
 import { migrateIfPending } from '../db/migrate.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
-import { ingestSources, type IngestSourceName } from '../domain/ingest-health/events.js';
+import { ingestSources, type IngestSourceName } from '../domain/ingest-health/report.js';
 import { listStatusMappings, phases, setStatusMapping } from '../domain/status-mapping/service.js';
 import {
   createTenant,

@@ -61,10 +61,8 @@ const tables = {
     'Every tenant, with its active keys, rate limit and stale intervals',
     ['Slug', 'Name', 'Keys', 'Rate limit', 'Stale after (pull / webhook / unspecified)', 'Actions'],
   ],
-  rejections: ['Recent rejections table', 'Newest first', ['When', 'Source', 'Kind', 'Code', 'Fields', 'Message', 'Permalink', 'Rejected body']],
   mappings: ['Status mapping table', 'Current mapping', ['TMS status', 'Phase', 'Updated']],
   events: ['Events', 'Events (load updates), newest first', ['When', 'Type', 'Status', 'Phase', 'Where', 'Message']],
-  history: ['Payload history', 'What the TMS sent for this load, newest first', ['Received', 'Source', 'Outcome', 'Changed', 'Request id', 'Body']],
 };
 
 /** A table from its description (a scrollable, keyboard-reachable region), with its rows; the table gets the id. */
@@ -83,6 +81,26 @@ function table(id, rows = []) {
   return wrap;
 }
 
+/**
+ * One received body in a list (a rejection, a payload): its facts as name–value pairs that wrap at any
+ * width, then its body across the whole entry (a table cell left bodies a narrow, unreadable column).
+ */
+function entry(facts, body) {
+  const item = el('li', undefined, { class: 'entry' });
+  const list = el('dl', undefined, { class: 'facts' });
+  for (const [name, value] of facts) {
+    const pair = el('div', undefined, { 'data-fact': name.toLowerCase() });
+    const dd = el('dd');
+    if (value instanceof Node) dd.append(value);
+    else dd.textContent = value === null || value === undefined ? '—' : String(value);
+    pair.append(el('dt', name), dd);
+    list.append(pair);
+  }
+  item.append(list);
+  if (body) item.append(body);
+  return item;
+}
+
 function row(cells) {
   const tr = document.createElement('tr');
   for (const cell of cells) {
@@ -94,46 +112,114 @@ function row(cells) {
   return tr;
 }
 
-function say(text) {
-  $('message').textContent = text;
+/** Shows an outcome in a feedback line: kind is 'error', 'busy' (waiting, retrying) or 'done'; empty text clears it. */
+function show(feedback, kind, text) {
+  feedback.textContent = text;
+  feedback.dataset.kind = kind;
+  if (kind === 'error') feedback.setAttribute('role', 'alert');
+  else feedback.removeAttribute('role');
 }
 
-async function graphql(query, variables = {}, tenant = state.tenant) {
+/** A 503 is retried with exponential backoff, never sooner than its Retry-After (seconds or an HTTP date). */
+const retry = { attempts: 5, firstMs: 500, maxMs: 30_000 };
+
+function retryDelay(retryAfter, attempt) {
+  const seconds = Number(retryAfter);
+  const asked = retryAfter === null ? 0 : Number.isFinite(seconds) ? seconds * 1000 : Math.max(0, Date.parse(retryAfter) - Date.now()) || 0;
+  return Math.min(retry.maxMs, Math.max(asked, retry.firstMs * 2 ** attempt));
+}
+
+/**
+ * A GraphQL request; its first error is thrown as an Error. While the service answers 503 (overloaded,
+ * starting, its database away) the request is retried and `feedback` says so.
+ */
+async function graphql(query, variables = {}, { tenant = state.tenant, feedback = $('message') } = {}) {
   const headers = { 'content-type': 'application/json', 'x-api-key': state.key };
   if (state.admin && tenant) headers['x-tenant'] = tenant;
-  const res = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-  const body = await res.json();
-  if (body.errors && body.errors.length) {
-    const error = body.errors[0];
-    throw new Error(`${error.message}${error.extensions && error.extensions.code ? ` (${error.extensions.code})` : ''}`);
+  let res;
+  for (let attempt = 0; ; attempt++) {
+    res = await fetch('/graphql', { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    if (res.status !== 503 || attempt === retry.attempts) break;
+    const wait = retryDelay(res.headers.get('retry-after'), attempt);
+    show(feedback, 'busy', `The service is busy (503): retrying… (in ${Math.ceil(wait / 1000)} s)`);
+    await new Promise((resolve) => window.setTimeout(resolve, wait));
   }
+  if (feedback.dataset.kind === 'busy') show(feedback, 'done', '');
+  const body = await res.json().catch(() => null);
+  // GraphQL's first error, or the contract's error body (a refusal before GraphQL: 401, 429, 503).
+  const error = body?.errors?.[0] ?? body?.error;
+  if (error) {
+    const code = error.extensions?.code ?? error.code;
+    throw new Error(`${error.message}${code ? ` (${code})` : ''}`);
+  }
+  if (!res.ok || !body) throw new Error(`The service answered ${res.status} ${res.statusText}; try again shortly.`);
   return body.data;
 }
 
+/**
+ * Runs a user's action and shows its outcome in the feedback line of the form or area it came from:
+ * its error, or the message it returns. Each attempt clears the line first: a success never leaves an
+ * earlier error on screen.
+ */
+async function act(feedback, work) {
+  show(feedback, 'busy', '');
+  try {
+    show(feedback, 'done', (await work(feedback)) ?? '');
+  } catch (error) {
+    show(feedback, 'error', error.message);
+  }
+}
+
+/** The feedback line of a form. */
+const feedbackOf = (form) => form.querySelector('.feedback');
+
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : 'never');
 
-async function signIn(key) {
+/** A number of seconds as people say it: "15 min", "2 h", "1 day", "1 h 30 min". */
+function duration(seconds) {
+  const parts = [];
+  let rest = seconds;
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['h', 3600],
+    ['min', 60],
+    ['s', 1],
+  ]) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count) parts.push(unit === 'day' ? `${count} day${count === 1 ? '' : 's'}` : `${count} ${unit}`);
+  }
+  return parts.join(' ') || '0 s';
+}
+
+/** Where a load update was: its city and state, else its coordinates (a GPS ping), else nothing. */
+function where(update) {
+  const place = [update.city, update.state].filter(Boolean).join(', ');
+  if (place) return place;
+  if (update.latitude === null || update.longitude === null) return null;
+  return `${update.latitude.toFixed(2)}, ${update.longitude.toFixed(2)}`;
+}
+
+async function signIn(key, feedback) {
   state.key = key;
   try {
-    const data = await graphql('{ tenants { slug } }', {}, null);
+    const data = await graphql('{ tenants { slug } }', {}, { tenant: null, feedback });
     state.admin = true;
     state.tenant = sessionStorage.getItem(tenantStorage) || (data.tenants[0] && data.tenants[0].slug) || null;
   } catch {
     state.admin = false;
     try {
-      state.tenant = (await graphql('{ viewer { slug } }')).viewer.slug;
+      state.tenant = (await graphql('{ viewer { slug } }', {}, { feedback })).viewer.slug;
     } catch (error) {
       state.key = null;
-      say(`Sign-in failed: ${error.message}`);
-      return;
+      throw new Error(`Sign-in failed: ${error.message}`, { cause: error });
     }
   }
   sessionStorage.setItem(keyStorage, key);
-  say('');
   $('sign-in').hidden = true;
   $('sign-out').hidden = false;
   $('admin').hidden = !state.admin;
-  await refresh();
+  await act($('message'), refresh);
 }
 
 function signOut() {
@@ -153,25 +239,27 @@ async function loadTenants() {
   const { tenants } = await graphql(
     '{ tenants { slug name activeKeyCount rateLimit { recordsPerSecond burst } staleAfterSeconds { pull webhook unspecified } } }',
     {},
-    null,
+    { tenant: null },
   );
   const picker = $('tenant-picker');
   picker.replaceChildren(...tenants.map((t) => el('option', `${t.slug} (${t.name})`, { value: t.slug })));
   if (!tenants.some((t) => t.slug === state.tenant)) state.tenant = tenants[0] ? tenants[0].slug : null;
   picker.value = state.tenant || '';
-  $('tenant-settings').hidden = !state.tenant;
+  for (const form of ['rate-form', 'stale-form']) $(form).hidden = !state.tenant;
+  for (const name of document.querySelectorAll('.selected-tenant')) name.textContent = state.tenant || '';
   const body = $('tenants').tBodies[0];
   body.replaceChildren(
     ...tenants.map((t) => {
       const actions = el('span');
+      const feedback = $('tenants-feedback');
       const rotate = el('button', 'Rotate key', { type: 'button', 'aria-label': `Rotate key of ${t.slug}` });
-      rotate.addEventListener('click', () => act(() => rotateKey(t.slug)));
+      rotate.addEventListener('click', () => act(feedback, () => rotateKey(t.slug, feedback)));
       const revoke = el('button', 'Revoke keys', { type: 'button', 'aria-label': `Revoke keys of ${t.slug}` });
-      revoke.addEventListener('click', () => act(() => revokeKeys(t.slug)));
+      revoke.addEventListener('click', () => act(feedback, () => revokeKeys(t.slug, feedback)));
       actions.append(rotate, ' ', revoke);
       const rate = t.rateLimit.recordsPerSecond === null ? 'default' : t.rateLimit.recordsPerSecond === 0 ? 'off' : `${t.rateLimit.recordsPerSecond}/s`;
-      const stale = `${t.staleAfterSeconds.pull} / ${t.staleAfterSeconds.webhook} / ${t.staleAfterSeconds.unspecified} s`;
-      return row([t.slug, t.name, t.activeKeyCount, rate, stale, actions]);
+      const { pull, webhook, unspecified } = t.staleAfterSeconds;
+      return row([t.slug, t.name, t.activeKeyCount, rate, [pull, webhook, unspecified].map(duration).join(' / '), actions]);
     }),
   );
 }
@@ -179,30 +267,28 @@ async function loadTenants() {
 function showKey(slug, apiKey) {
   $('new-key-tenant').textContent = slug;
   $('new-key-value').textContent = apiKey;
+  show(feedbackOf($('new-key')), 'done', '');
   $('new-key').hidden = false;
 }
 
-async function rotateKey(slug) {
-  const { rotateTenantKey } = await graphql('mutation ($slug: String!) { rotateTenantKey(slug: $slug) { apiKey tenant { slug } } }', { slug }, null);
+async function rotateKey(slug, feedback) {
+  const { rotateTenantKey } = await graphql(
+    'mutation ($slug: String!) { rotateTenantKey(slug: $slug) { apiKey tenant { slug } } }',
+    { slug },
+    { tenant: null, feedback },
+  );
   showKey(rotateTenantKey.tenant.slug, rotateTenantKey.apiKey);
   await loadTenants();
+  return `Rotated the key of ${slug}: its old keys no longer work.`;
 }
 
-async function revokeKeys(slug) {
-  const { revokeTenantKeys } = await graphql('mutation ($slug: String!) { revokeTenantKeys(slug: $slug) }', { slug }, null);
-  say(`Revoked ${revokeTenantKeys} key(s) of ${slug}.`);
+async function revokeKeys(slug, feedback) {
+  const { revokeTenantKeys } = await graphql('mutation ($slug: String!) { revokeTenantKeys(slug: $slug) }', { slug }, { tenant: null, feedback });
   await loadTenants();
+  return `Revoked ${revokeTenantKeys} key(s) of ${slug}.`;
 }
 
 const numberOrNull = (input) => (input.value.trim() === '' ? null : Number(input.value));
-
-async function act(work) {
-  try {
-    await work();
-  } catch (error) {
-    say(error.message);
-  }
-}
 
 const healthQuery = `{
   ingestHealth {
@@ -218,12 +304,26 @@ const healthQuery = `{
 async function loadTenantView() {
   const data = await graphql(healthQuery);
   renderSources(data.ingestHealth.sources);
-  const rejections = $('rejections').tBodies[0];
+  const rejections = $('rejections');
   const open = openBodies(rejections);
+  const list = data.ingestHealth.recentRejections;
   rejections.replaceChildren(
-    ...data.ingestHealth.recentRejections.map((r) =>
-      row([when(r.at), r.source.toLowerCase(), r.kind, r.code, fieldIssues(r), r.message, r.permalink, rejectedBody(r, open)]),
-    ),
+    ...(list.length
+      ? list.map((r) =>
+          entry(
+            [
+              ['When', when(r.at)],
+              ['Source', r.source.toLowerCase()],
+              ['Kind', r.kind],
+              ['Code', r.code],
+              ['Permalink', r.permalink],
+              ['Fields', fieldIssues(r)],
+              ['Message', r.message],
+            ],
+            rejectedBody(r, open),
+          ),
+        )
+      : [el('li', 'None in the last day.')]),
   );
   renderStatuses(data.ingestHealth.unmappedStatusCounts, data.statusMappings);
 }
@@ -250,15 +350,23 @@ function renderSources(sources) {
     }
     card.querySelector('.state').textContent = `State: ${source.state}`;
     card.querySelector('.state').dataset.state = source.state;
-    card.querySelector('.last').textContent = `Last received: ${when(source.lastReceivedAt)} · stale after ${source.staleAfterSeconds} s`;
+    card.querySelector('.last').textContent = `Last received: ${when(source.lastReceivedAt)} · stale after ${duration(source.staleAfterSeconds)}`;
     card.querySelector('.dry-runs').textContent =
       `dry runs: ${total(source.dryRun.lastHour)} in the last hour / ${total(source.dryRun.lastDay)} in the last day`;
     drawChart(card.querySelector('canvas'), source);
   }
 }
 
+/** Hours between two labelled ticks of the 24-hour chart (the last one, now's hour, is always labelled). */
+const tickHours = 6;
+const hourOf = (date) => date.toLocaleTimeString([], { hour: 'numeric' });
+const dayOf = (date) => date.toLocaleDateString([], { weekday: 'short' });
+
 function drawChart(canvas, source) {
-  const labels = source.series.map((p) => new Date(p.start).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
+  // Each interval's start as its hour and weekday (two lines): the axis runs from 24 hours ago to now's
+  // hour, the same hour on two days (the hour alone read as an axis from "12:00 AM" to "12:00 AM").
+  const starts = source.series.map((p) => new Date(p.start));
+  const labels = starts.map((date) => [hourOf(date), dayOf(date)]);
   const datasets = outcomes.map(([outcome, color]) => ({ label: outcome, data: source.series.map((p) => p[outcome]), backgroundColor: color }));
   const existing = charts.get(source.source);
   if (existing) {
@@ -275,13 +383,36 @@ function drawChart(canvas, source) {
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } },
+        scales: {
+          x: {
+            stacked: true,
+            ticks: {
+              autoSkip: false,
+              maxRotation: 0,
+              callback(value, index) {
+                return (this.getLabels().length - 1 - index) % tickHours === 0 ? this.getLabelForValue(value) : null;
+              },
+            },
+          },
+          y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
+        },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              title: ([item]) => {
+                const start = new Date(source.series[item.dataIndex].start);
+                return `${dayOf(start)} ${hourOf(start)} – ${hourOf(new Date(start.getTime() + 3_600_000))}`;
+              },
+            },
+          },
+        },
       },
     }),
   );
 }
 
 function renderStatuses(unmapped, mappings) {
+  const feedback = $('statuses-feedback');
   $('unmapped').replaceChildren(
     ...(unmapped.length
       ? unmapped.map((u) => {
@@ -290,13 +421,14 @@ function renderStatuses(unmapped, mappings) {
           select.append(...phases.map((p) => el('option', p, { value: p })));
           const button = el('button', 'Map', { type: 'button', 'aria-label': `Map ${u.status}` });
           button.addEventListener('click', () =>
-            act(async () => {
-              await graphql('mutation ($s: String!, $p: Phase!) { setStatusMapping(status: $s, phase: $p) { status phase } }', {
-                s: u.status,
-                p: select.value,
-              });
-              say(`"${u.status}" is now ${select.value}; its loads are re-phased.`);
+            act(feedback, async () => {
+              await graphql(
+                'mutation ($s: String!, $p: Phase!) { setStatusMapping(status: $s, phase: $p) { status phase } }',
+                { s: u.status, p: select.value },
+                { feedback },
+              );
               await loadTenantView();
+              return `"${u.status}" is now ${select.value}; its loads are re-phased.`;
             }),
           );
           item.append(el('span', `${u.status} (${u.loadCount} load${u.loadCount === 1 ? '' : 's'}) `), select, ' ', button);
@@ -307,19 +439,20 @@ function renderStatuses(unmapped, mappings) {
   $('mappings').tBodies[0].replaceChildren(...mappings.map((m) => row([m.status, m.phase, when(m.updatedAt)])));
 }
 
-async function lookUp(permalink) {
+async function lookUp(permalink, feedback) {
   const { load } = await graphql(
     `query ($p: String!) { load(permalink: $p, includeDeleted: true) { permalink tmsId status phase customerName bolNumber changedAt deletedAt
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
-       updates(first: 20) { type occurredAt status phase city state message }
+       updates(first: 20) { type occurredAt status phase city state latitude longitude message }
        phaseHistory { fromPhase toPhase changedAt }
        history(first: 20) { receivedAt source outcome changed requestId body } } }`,
     { p: permalink },
+    { feedback },
   );
   const record = $('record');
   if (!load) {
-    record.replaceChildren(el('p', `No load ${permalink} in this tenant.`));
-    return;
+    record.replaceChildren();
+    throw new Error(`No load ${permalink} in this tenant.`);
   }
   const summary = el('dl', undefined, { id: 'load-summary' });
   for (const [name, value] of [
@@ -334,21 +467,25 @@ async function lookUp(permalink) {
     summary.append(el('dt', name), el('dd', value ?? '—', { 'data-field': name.toLowerCase() }));
   }
   const deleted = load.deletedAt ? [el('p', `Deleted: the TMS deleted this load on ${when(load.deletedAt)}.`, { id: 'load-deleted', class: 'deleted' })] : [];
-  const updates = load.updates.map((u) => row([when(u.occurredAt), u.type, u.status, u.phase, [u.city, u.state].filter(Boolean).join(', '), u.message]));
+  const updates = load.updates.map((u) => row([when(u.occurredAt), u.type, u.status, u.phase, where(u), u.message]));
   const phaseHistory = el('ol');
   for (const change of load.phaseHistory) phaseHistory.append(el('li', `${when(change.changedAt)}: ${change.fromPhase ?? '—'} → ${change.toPhase}`));
   const open = openBodies(record);
-  const payloads = load.history.map((h) => {
-    const key = `${load.permalink}|${h.receivedAt}|${h.requestId}`;
-    return row([
-      when(h.receivedAt),
-      h.source.toLowerCase(),
-      h.outcome.toLowerCase(),
-      h.changed ? 'yes' : 'no',
-      h.requestId,
-      bodyDisclosure(h.body, false, key, open),
-    ]);
-  });
+  const payloads = el('ol', undefined, { id: 'history', class: 'entries', 'aria-label': 'What the TMS sent for this load, newest first' });
+  payloads.append(
+    ...load.history.map((h) =>
+      entry(
+        [
+          ['Received', when(h.receivedAt)],
+          ['Source', h.source.toLowerCase()],
+          ['Outcome', h.outcome.toLowerCase()],
+          ['Changed', h.changed ? 'yes' : 'no'],
+          ['Request id', h.requestId],
+        ],
+        bodyDisclosure(h.body, false, `${load.permalink}|${h.receivedAt}|${h.requestId}`, open),
+      ),
+    ),
+  );
   record.replaceChildren(
     ...deleted,
     summary,
@@ -357,69 +494,66 @@ async function lookUp(permalink) {
     el('h3', 'Phase history'),
     phaseHistory,
     el('h3', 'Payload history'),
-    load.history.length ? table('history', payloads) : el('p', 'Nothing received for this load is kept.'),
+    load.history.length ? payloads : el('p', 'Nothing received for this load is kept.'),
   );
+}
+
+/** Runs a form's action on submit, its outcome shown in the form. */
+function onSubmit(form, work) {
+  $(form).addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(feedbackOf($(form)), work);
+  });
 }
 
 document.addEventListener('DOMContentLoaded', () => {
   for (const placeholder of document.querySelectorAll('[data-table]')) placeholder.replaceWith(table(placeholder.dataset.table));
-  $('sign-in-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void signIn($('key').value.trim());
-  });
+  onSubmit('sign-in-form', (feedback) => signIn($('key').value.trim(), feedback));
   $('sign-out').addEventListener('click', signOut);
   $('tenant-picker').addEventListener('change', (event) =>
-    act(async () => {
+    act($('tenants-feedback'), async () => {
       state.tenant = event.target.value;
       sessionStorage.setItem(tenantStorage, state.tenant);
       await refresh();
     }),
   );
-  $('create-tenant').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void act(async () => {
-      const template = $('new-template').value.trim();
-      const { createTenant } = await graphql(
-        'mutation ($slug: String!, $name: String!, $t: String) { createTenant(slug: $slug, name: $name, tmsUrlTemplate: $t) { apiKey tenant { slug } } }',
-        { slug: $('new-slug').value.trim(), name: $('new-name').value, t: template || null },
-        null,
-      );
-      showKey(createTenant.tenant.slug, createTenant.apiKey);
-      await loadTenants();
-    });
+  onSubmit('create-tenant', async (feedback) => {
+    const template = $('new-template').value.trim();
+    const { createTenant } = await graphql(
+      'mutation ($slug: String!, $name: String!, $t: String) { createTenant(slug: $slug, name: $name, tmsUrlTemplate: $t) { apiKey tenant { slug } } }',
+      { slug: $('new-slug').value.trim(), name: $('new-name').value, t: template || null },
+      { tenant: null, feedback },
+    );
+    showKey(createTenant.tenant.slug, createTenant.apiKey);
+    await loadTenants();
+    return `Created ${createTenant.tenant.slug}.`;
   });
-  $('set-rate').addEventListener('click', () =>
-    act(async () => {
-      await graphql(
-        'mutation ($slug: String!, $r: Int, $b: Int) { setTenantRateLimit(slug: $slug, recordsPerSecond: $r, burst: $b) { slug } }',
-        { slug: state.tenant, r: numberOrNull($('rate')), b: numberOrNull($('burst')) },
-        null,
-      );
-      say(`Rate limit of ${state.tenant} set.`);
-      await loadTenants();
-    }),
-  );
-  $('set-stale').addEventListener('click', () =>
-    act(async () => {
-      await graphql(
-        'mutation ($slug: String!, $src: IngestSource!, $s: Int) { setTenantStaleInterval(slug: $slug, source: $src, seconds: $s) { slug } }',
-        { slug: state.tenant, src: $('stale-source').value, s: numberOrNull($('stale-seconds')) },
-        null,
-      );
-      say(`Stale interval of ${state.tenant} set.`);
-      await refresh();
-    }),
-  );
+  onSubmit('rate-form', async (feedback) => {
+    await graphql(
+      'mutation ($slug: String!, $r: Int, $b: Int) { setTenantRateLimit(slug: $slug, recordsPerSecond: $r, burst: $b) { slug } }',
+      { slug: state.tenant, r: numberOrNull($('rate')), b: numberOrNull($('burst')) },
+      { tenant: null, feedback },
+    );
+    await loadTenants();
+    return `Rate limit of ${state.tenant} set.`;
+  });
+  onSubmit('stale-form', async (feedback) => {
+    const minutes = numberOrNull($('stale-minutes'));
+    await graphql(
+      'mutation ($slug: String!, $src: IngestSource!, $s: Int) { setTenantStaleInterval(slug: $slug, source: $src, seconds: $s) { slug } }',
+      { slug: state.tenant, src: $('stale-source').value, s: minutes === null ? null : Math.round(minutes * 60) },
+      { tenant: null, feedback },
+    );
+    await refresh();
+    return `Stale interval of ${state.tenant} set.`;
+  });
   $('copy-key').addEventListener('click', () =>
-    act(async () => {
+    act(feedbackOf($('new-key')), async () => {
       await navigator.clipboard.writeText($('new-key-value').textContent);
-      say('Key copied.');
+      return 'Key copied.';
     }),
   );
-  $('lookup-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    void act(() => lookUp($('permalink').value.trim()));
-  });
+  onSubmit('lookup-form', (feedback) => lookUp($('permalink').value.trim(), feedback));
   const saved = sessionStorage.getItem(keyStorage);
-  if (saved) void signIn(saved);
+  if (saved) void act(feedbackOf($('sign-in-form')), (feedback) => signIn(saved, feedback));
 });

@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory, SqlQueryable, SqlDriverAdap
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.js';
+import { tracing, type StatementTarget } from '../observability/tracing.js';
 
 /** Runs one SQL statement with positional parameters and returns its rows. */
 export interface Sql {
@@ -64,6 +65,9 @@ export interface Database {
 
 export type StatementListener = (sql: string) => void;
 
+/** Runs one statement (`execute`) as the database's statement `text`: reported to the listeners, and traced while tracing is on. */
+type ObserveStatement = <T>(text: string, execute: () => Promise<T>, name?: string) => Promise<T>;
+
 /** A connection's statement runner (one transaction's), without statement names. */
 type RunStatement = (text: string, params?: readonly unknown[], name?: string) => Promise<unknown[]>;
 
@@ -71,31 +75,43 @@ type RunStatement = (text: string, params?: readonly unknown[], name?: string) =
  * The `Sql` of a rehearsal transaction: every statement under a savepoint (released when it succeeds,
  * rolled back to when it fails), so a refused statement leaves the transaction usable, as autocommit would.
  */
-function savepointed(run: RunStatement, emit: StatementListener): Sql {
+function savepointed(run: RunStatement, observe: ObserveStatement): Sql {
   return {
-    async query<Row>(text: string, params: readonly unknown[], name?: string) {
-      emit(text);
-      await run('SAVEPOINT rehearsal');
-      let rows: unknown[];
-      try {
-        rows = await run(text, params, name);
-      } catch (error) {
-        await run('ROLLBACK TO SAVEPOINT rehearsal');
-        throw error;
-      }
-      await run('RELEASE SAVEPOINT rehearsal');
-      return rows as Row[];
+    query<Row>(text: string, params: readonly unknown[], name?: string) {
+      return observe(
+        text,
+        async () => {
+          await run('SAVEPOINT rehearsal');
+          let rows: unknown[];
+          try {
+            rows = await run(text, params, name);
+          } catch (error) {
+            await run('ROLLBACK TO SAVEPOINT rehearsal');
+            throw error;
+          }
+          await run('RELEASE SAVEPOINT rehearsal');
+          return rows as Row[];
+        },
+        name,
+      );
     },
   };
 }
 
-/** The listeners of one database; `emit` costs nothing while none is registered. */
-function statementListeners() {
+/**
+ * The statement listeners of one database, and the one path every statement takes (`observe`): the
+ * listeners cost nothing while none is registered, and the span nothing while tracing is off (it is
+ * decided when the database opens: observability/tracing.ts starts first).
+ */
+function statementObserver(target: StatementTarget) {
   const listeners = new Set<StatementListener>();
+  const traced = tracing()?.statements(target);
+  const observe: ObserveStatement = (text, execute, name) => {
+    for (const listener of listeners) listener(text);
+    return traced ? traced(text, execute, name) : execute();
+  };
   return {
-    emit(sql: string) {
-      for (const listener of listeners) listener(sql);
-    },
+    observe,
     add(listener: StatementListener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -103,30 +119,34 @@ function statementListeners() {
   };
 }
 
-/** Reports every statement an adapter (or a transaction it starts) runs. */
-function observeQueryable<Q extends SqlQueryable>(queryable: Q, emit: StatementListener): Q {
+/** Observes every statement an adapter (or a transaction it starts) runs. */
+function observeQueryable<Q extends SqlQueryable>(queryable: Q, observe: ObserveStatement): Q {
   const { queryRaw, executeRaw } = queryable;
-  queryable.queryRaw = (query) => {
-    emit(query.sql);
-    return queryRaw.call(queryable, query);
-  };
-  queryable.executeRaw = (query) => {
-    emit(query.sql);
-    return executeRaw.call(queryable, query);
-  };
+  queryable.queryRaw = (query) => observe(query.sql, () => queryRaw.call(queryable, query));
+  queryable.executeRaw = (query) => observe(query.sql, () => executeRaw.call(queryable, query));
   const adapter = queryable as unknown as Partial<SqlDriverAdapter>;
   const startTransaction = adapter.startTransaction;
   if (startTransaction) {
-    adapter.startTransaction = async (isolationLevel) => observeQueryable(await startTransaction.call(adapter, isolationLevel), emit);
+    adapter.startTransaction = async (isolationLevel) => observeQueryable(await startTransaction.call(adapter, isolationLevel), observe);
   }
   return queryable;
 }
 
-/** Makes every adapter the factory connects report its statements. */
-function observeAdapterFactory<F extends SqlMigrationAwareDriverAdapterFactory>(factory: F, emit: StatementListener): F {
+/** Makes every adapter the factory connects observe its statements. */
+function observeAdapterFactory<F extends SqlMigrationAwareDriverAdapterFactory>(factory: F, observe: ObserveStatement): F {
   const connect = factory.connect.bind(factory);
-  factory.connect = async () => observeQueryable(await connect(), emit);
+  factory.connect = async () => observeQueryable(await connect(), observe);
   return factory;
+}
+
+/** A PostgreSQL URL's database, host and port for statement spans (never its credentials). */
+function postgresTarget(url: string): StatementTarget {
+  try {
+    const { pathname, hostname, port } = new URL(url);
+    return { engine: 'pg', database: decodeURIComponent(pathname.slice(1)) || undefined, host: hostname || undefined, port: Number(port) || 5432 };
+  } catch {
+    return { engine: 'pg' };
+  }
 }
 
 export interface DatabaseOptions {
@@ -241,8 +261,8 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
   const listeners = listenerSet();
   // An idle client that loses its connection emits 'error'; without a listener the process would exit.
   pool.on('error', onPoolError);
-  const statements = statementListeners();
-  const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.emit);
+  const statements = statementObserver(postgresTarget(url));
+  const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.observe);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     kind: 'postgres',
@@ -250,11 +270,8 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
     adapterFactory,
     onStatement: statements.add,
     sql: {
-      async query<Row>(text: string, params: readonly unknown[], name?: string) {
-        statements.emit(text);
-        const result = await pool.query({ text, values: params as unknown[], name });
-        return result.rows as Row[];
-      },
+      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+        statements.observe(text, async () => (await pool.query({ text, values: params as unknown[], name })).rows as Row[], name),
     },
     async rehearse(work) {
       const client = await pool.connect();
@@ -262,7 +279,7 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
         (await client.query<Record<string, unknown>>({ text, values: params as unknown[], name })).rows;
       try {
         await client.query('BEGIN');
-        return await work(savepointed(run, statements.emit));
+        return await work(savepointed(run, statements.observe));
       } finally {
         // A connection that cannot roll back is dropped from the pool, not reused.
         await client.query('ROLLBACK').then(
@@ -287,8 +304,9 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
  * (`$$ … ; … $$`) and is not atomic. Send the whole script at once instead: PostgreSQL runs a
  * multi-statement simple query as one implicit transaction.
  */
-class ScriptSafePg extends PrismaPg {
-  constructor(private readonly pool: pg.Pool) {
+export class ScriptSafePg extends PrismaPg {
+  /** The pool, also for migrations' transactions (src/db/migrate.ts). */
+  constructor(readonly pool: pg.Pool) {
     super(pool);
   }
   override async connect() {
@@ -457,9 +475,9 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
     throw error;
   });
   const connection = shareConnection(pglite);
-  const statements = statementListeners();
+  const statements = statementObserver({ engine: 'pglite' });
   const listeners = listenerSet();
-  const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.emit);
+  const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.observe);
   const prisma = new PrismaClient({ adapter: adapterFactory });
   return {
     kind: 'pglite',
@@ -467,16 +485,13 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
     adapterFactory,
     onStatement: statements.add,
     sql: {
-      async query<Row>(text: string, params: readonly unknown[]) {
-        statements.emit(text);
-        const result = await pglite.query<Row>(text, params as unknown[]);
-        return result.rows;
-      },
+      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+        statements.observe(text, async () => (await pglite.query<Row>(text, params as unknown[])).rows, name),
     },
     rehearse: (work) =>
       pglite.transaction(async (tx) => {
         try {
-          return await work(savepointed(async (text, params = []) => (await tx.query(text, params as unknown[])).rows, statements.emit));
+          return await work(savepointed(async (text, params = []) => (await tx.query(text, params as unknown[])).rows, statements.observe));
         } finally {
           if (!tx.closed) await tx.rollback();
         }

@@ -6,7 +6,6 @@
  * GPS pings and check calls. Idempotent: a second run answers skipped/duplicate, never an error.
  */
 import { recordSpecOf } from '../domain/registry.js';
-import { deleteSpecOf } from '../domain/shared/delete.js';
 import { restPath } from '../domain/shared/record.js';
 
 /** Sends one request to the service (global `fetch` against a URL, or `app.fetch` in-process). */
@@ -176,7 +175,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
           country: 'US',
         },
       });
-      requests.push({ path: restPath(deleteSpecOf(recordSpecOf.stop)), source: 'pull', body: dropped });
+      requests.push({ path: restPath(recordSpecOf.stop, 'delete'), source: 'pull', body: dropped });
     }
     if (stage >= 2) {
       const [, , fromLat, fromLng] = lane.from;

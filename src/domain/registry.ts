@@ -1,7 +1,7 @@
 /**
  * The record kinds, in the order a TMS posts them the first time. Adding a kind: its folder
  * (`domain/<kind>/schema.ts` with `defineRecord`, `graphql.ts` with its object type), its Prisma
- * model with a migration, and one line here. Everything else (ingestion (`ingestions.ts`), REST routes,
+ * model with a migration, and one line here. Everything else (its operations (`ingestions.ts`), REST routes,
  * GraphQL mutations, OpenAPI, metrics labels, ingest health's kind enum) is derived from this list.
  * This module imports only the kinds' declarations, so every layer may read it (no import circle).
  */

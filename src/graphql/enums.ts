@@ -3,7 +3,7 @@
  * types use one GraphQL enum per name (a stop's `type` and `StopInput.stop_type` are both `StopType`).
  */
 import { Phase as Phases, type Phase } from '../db/generated/prisma/enums.js';
-import type { IngestSourceName } from '../domain/ingest-health/events.js';
+import type { IngestSourceName } from '../domain/ingest-health/report.js';
 import { builder } from './builder.js';
 
 const phaseDescriptions: Record<keyof typeof Phases, string> = {

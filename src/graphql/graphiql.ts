@@ -1,4 +1,4 @@
-import type { GraphiQLOptions } from 'graphql-yoga';
+import { shouldRenderGraphiQL, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
 
 /** What GraphiQL (GET /graphql in a browser) opens with: a query a newcomer can run as is. */
 const graphiqlDefaultQuery = `# Enter your tenant's API key in the Headers pane below (X-API-Key), then run.
@@ -32,7 +32,7 @@ query RecentLoads {
 const apiKeyPlaceholder = '<your API key>';
 
 /** GraphiQL's settings (serialised into the page). */
-export const graphiqlOptions: GraphiQLOptions = {
+const graphiqlOptions: GraphiQLOptions = {
   title: 'tms-ingest GraphQL',
   defaultQuery: graphiqlDefaultQuery,
   // The page loads without a key; each request sends the one entered in the headers pane.
@@ -133,7 +133,23 @@ let page: Promise<string> | undefined;
  * (about 9 MB of text, some 45 MB of memory once loaded) are imported on the first request for the
  * page, not at start: a server that nobody opens GraphiQL on never holds them.
  */
-export const renderGraphiQLPage = (options: GraphiQLOptions): Promise<string> => (page ??= buildPage(options));
+const renderGraphiQLPage = (options: GraphiQLOptions): Promise<string> => (page ??= buildPage(options));
+
+/**
+ * GraphiQL at `GET /graphql` for a browser (`Accept: text/html`; other requests there are GraphQL's).
+ * Served by this plugin rather than Yoga's built-in one, which runs before every plugin of ours: this
+ * one comes after the HEAD plugin (http/head.ts), so `HEAD /graphql` answers as this GET.
+ */
+export function useGraphiQLPage(endpoint: string): Plugin {
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== endpoint || !shouldRenderGraphiQL(request)) return;
+      return renderGraphiQLPage(graphiqlOptions).then((body) =>
+        endResponse(new fetchAPI.Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } })),
+      );
+    },
+  };
+}
 
 async function buildPage(options: GraphiQLOptions): Promise<string> {
   const { css, editorWorkerService, favicon, graphqlWorker, js, jsonWorker } = await import('@graphql-yoga/render-graphiql/graphiql');

@@ -1,17 +1,18 @@
 /**
- * The GraphQL ingestion mutations, two per record kind of the registry: one record (`upsertLoad`,
- * `createLoadUpdate`, …) and a batch (`bulkUpsertLoads`, `bulkCreateLoadUpdates`, …), the twins of
- * http/ingest-route.ts's single and bulk routes. Inputs (derived from the kind's zod body) are turned
- * back into REST bodies and handed to the kind's ingestion use case, which validates, writes and
- * reports to ingest accounting exactly as for REST; errors carry the same codes.
+ * The GraphQL adapters of the ingestion operations (`domain/shared/operation.ts`), two per operation:
+ * one record (`upsertLoad`, `createLoadUpdate`, `deleteLoad`, …) and a batch (`bulkUpsertLoads`, …),
+ * the twins of http/ingest-route.ts's single and bulk routes. An input (derived from the operation's
+ * zod body) is turned into the REST body it stands for and handed to the operation's request, which
+ * validates, writes and reports to ingest accounting exactly as for REST; its typed answer becomes
+ * the result, its errors name the input's (camelCase) fields.
  */
-import { ingestions } from '../domain/ingestions.js';
-import { maxBatchRecords, type Ingestion, type RecordResult } from '../domain/shared/ingest.js';
-import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-request.js';
+import { ingestOperations } from '../domain/ingestions.js';
+import type { RecordResult } from '../domain/shared/ingest.js';
+import { openIngestRequest, type BulkResult } from '../domain/shared/ingest-request.js';
+import { batchCost, maxBatchRecords, type IngestOperation } from '../domain/shared/operation.js';
 import type { UpsertOutcome } from '../domain/shared/outcome.js';
 import { suggestionSentence, type FieldSuggestion } from '../domain/shared/hints.js';
-import { bulkMutationName, bulkRestPath } from '../domain/shared/record.js';
-import { AppError, validationFailed, type FieldIssue } from '../errors.js';
+import type { AppError, FieldIssue } from '../errors.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { builder } from './builder.js';
 import { FieldIssueRef } from './field-issue.js';
@@ -69,13 +70,8 @@ const UpsertResult = builder.objectRef<UpsertAnswer>('UpsertResult').implement({
   }),
 });
 
-/** One record of a bulk mutation: its place in `inputs`, its permalink as sent, and what happened to it. */
-interface BulkRecord {
-  index: number;
-  permalink: string;
-  result: RecordResult;
-  dryRun: boolean;
-}
+/** One record of a bulk mutation: its result, as the operation answers it, with whether it was a dry run. */
+type BulkRecord = BulkResult & { dryRun: boolean };
 
 /** A record's error as data (an Error instance returned by a resolver would be raised by graphql-js). */
 interface RecordError {
@@ -115,7 +111,11 @@ const BulkRecordResult = builder.objectRef<BulkRecord>('BulkRecordResult').imple
       description: 'Human-readable summary of the outcome; null when the record was rejected (the reason is `error.message`).',
       resolve: ({ result }) => (result.ok ? result.outcome.message : null),
     }),
-    permalink: t.exposeString('permalink', { description: "The record's permalink, as sent." }),
+    permalink: t.string({
+      nullable: true,
+      description: "The record's permalink as sent, rejected records included, so a failing record is found without counting (null only when it sent none).",
+      resolve: ({ permalink }) => permalink ?? null,
+    }),
     unknownFields: t.stringList({
       description: "Fields of the input's `extra` the contract does not name (kept verbatim in `extra`); empty when none or when the record was rejected.",
       resolve: ({ result }) => (result.ok ? result.outcome.unknownFields : []),
@@ -142,27 +142,16 @@ const BulkRecordResult = builder.objectRef<BulkRecord>('BulkRecordResult').imple
   }),
 });
 
-const syncRunTimeDescription = (honoured: boolean) =>
-  honoured
-    ? 'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED.'
-    : 'Accepted for symmetry with the other upserts and ignored, as REST does for carriers (they have no sync-run guard).';
+const syncRunTimeDescriptions = {
+  honoured:
+    'When the TMS read this data (ISO 8601 UTC), as REST `sync_run_time`: a stored record changed after it is kept and the answer is SKIPPED. More than 5 minutes ahead of the service clock: the mutation is refused (`validation_failed`).',
+  ignored: 'Accepted for symmetry with the other upserts and ignored, as REST does for carriers (they have no sync-run guard).',
+} as const;
 
 const dryRunArgDescription =
   'True rehearses the mutation, as REST `?dry_run=true`: validated and evaluated against the stored data exactly as a real one ' +
   '(parents, `syncRunTime`, duplicates, the phase a status maps to) and answered the same way with `dryRun: true`, but nothing is written, ' +
   'no change event is recorded and ingest health counts it apart. Rate limits charge it like a real mutation. False or left out: a real write.';
-
-/** The ingestion edge of a mutation: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument. */
-const openIngest = (ingestion: Ingestion, ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
-  openIngestRequest(ingestion, {
-    services: ctx.services,
-    tenant: writableTenantOf(ctx),
-    requestId: ctx.requestId,
-    headers: ctx.request.headers,
-    now: ctx.now,
-    body,
-    dryRun,
-  });
 
 /** A record's result as GraphQL answers it: its error and its suggestions name the input's (camelCase) fields. */
 function inGraphql(input: ReturnType<typeof zodInput>, result: RecordResult): RecordResult {
@@ -176,106 +165,77 @@ function inGraphql(input: ReturnType<typeof zodInput>, result: RecordResult): Re
   return { ok: true, outcome: { ...result.outcome, suggestions: renamed, message: text } };
 }
 
-/** Adds the ingestion mutation of one record kind; returns its input (the bulk mutation takes a list of it). */
-function ingestMutation(ingestion: Ingestion) {
-  const { spec } = ingestion;
-  const input = zodInput(spec.graphql.input, spec.body, {
-    description: `A ${spec.label.toLowerCase()}, as the REST \`${spec.body.meta()?.id}\` body.`,
+/** The single and bulk mutations of one operation. */
+function ingestMutations(operation: IngestOperation) {
+  const { spec, graphql, rest } = operation;
+  const input = zodInput(graphql.input, operation.body, {
+    description: `A ${spec.label.toLowerCase()}, as the REST \`${operation.body.meta()?.id}\` body.`,
     enumNames: spec.graphql.enumNames,
-    extraDescription: spec.graphql.extraDescription,
+    extraDescription: graphql.extraDescription,
   });
-  // Append-only records have no freshness guard: their mutation takes no `syncRunTime`.
-  const takesSyncRunTime = spec.freshness !== 'append_only';
-  builder.mutationField(spec.graphql.mutation, (t) =>
+  const args = (t: Parameters<Parameters<typeof builder.mutationField>[1]>[0]) => ({
+    ...(operation.syncRunTime === 'absent' ? {} : { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescriptions[operation.syncRunTime] }) }),
+    dryRun: t.arg.boolean({ description: dryRunArgDescription }),
+  });
+  /** The mutation's request: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument. */
+  const open = (ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
+    openIngestRequest(operation, {
+      services: ctx.services,
+      tenant: writableTenantOf(ctx),
+      requestId: ctx.requestId,
+      headers: ctx.request.headers,
+      now: ctx.now,
+      body,
+      dryRun,
+    });
+
+  builder.mutationField(graphql.mutation, (t) =>
     t.field({
       type: UpsertResult,
-      description: spec.graphql.description,
-      args: {
-        input: t.arg({ type: input.type, required: true, description: "The record: the REST body's fields in camelCase." }),
-        ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
-        dryRun: t.arg.boolean({ description: dryRunArgDescription }),
-      },
+      description: graphql.description,
+      args: { input: t.arg({ type: input.type, required: true, description: "The record: the REST body's fields in camelCase." }), ...args(t) },
       resolve: async (_root, args, ctx) => {
-        const permalink = { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] };
-        let ingest: IngestRequest;
-        let body: Record<string, unknown>;
-        try {
-          ingest = openIngest(ingestion, ctx, args.dryRun, permalink);
-          body = ingest.admit(() => input.toBody(args.input), permalink);
-        } catch (thrown) {
-          throw input.renameFields(thrown);
-        }
-        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
-        const [result] = await ingest.ingest([body], { syncRunTime });
-        const answer = inGraphql(input, result!);
+        const record = input.toRecord(args.input);
+        const request = (() => {
+          try {
+            return open(ctx, args.dryRun, { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] });
+          } catch (thrown) {
+            throw input.renameFields(thrown);
+          }
+        })();
+        const { dryRun, result } = await request.single(record, (args as { syncRunTime?: Date | null }).syncRunTime);
+        const answer = inGraphql(input, result);
         // GraphQL answers a rejected record as the field's error.
         if (!answer.ok) throw answer.error;
-        return { ...answer.outcome, dryRun: ingest.scope.dryRun };
+        return { ...answer.outcome, dryRun };
       },
     }),
   );
-  return input;
-}
 
-/**
- * Adds the bulk ingestion mutation of one record kind: 1 to 1,000 inputs, one result per input in
- * order, the same use case call as the REST bulk route (a rejected record does not reject the others).
- */
-function bulkIngestMutation(ingestion: Ingestion, input: ReturnType<typeof zodInput>) {
-  const { spec } = ingestion;
-  const takesSyncRunTime = spec.freshness !== 'append_only';
-  const permalinkInput = input.inputField(spec.permalinkField);
-  builder.mutationField(bulkMutationName(spec), (t) =>
+  builder.mutationField(graphql.bulkMutation, (t) =>
     t.field({
       type: [BulkRecordResult],
-      description: `Up to ${maxBatchRecords} records in one request, each with the same rules and outcomes as \`${spec.graphql.mutation}\`, in order; one rejected record does not reject the others. The same service as \`POST ${bulkRestPath(spec)}\`.`,
+      description: `Up to ${maxBatchRecords} records in one request, each with the same rules and outcomes as \`${graphql.mutation}\`, in order; one rejected record does not reject the others. The same service as \`POST ${rest.bulkPath}\`.`,
       args: {
         inputs: t.arg({
           type: [input.type],
           required: true,
           description: `The records (1 to ${maxBatchRecords}): REST bodies' fields in camelCase. The same permalink twice: the later one is written after the earlier one.`,
         }),
-        ...(takesSyncRunTime ? { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescription(ingestion.honoursSyncRunTime) }) } : {}),
-        dryRun: t.arg.boolean({ description: dryRunArgDescription }),
+        ...args(t),
       },
       // Each record costs one, and each result's selection is paid once per record: a 1,000-record
       // batch with every result field costs about 12,000 (of 50,000); more inputs than a batch may
-      // hold are priced as a full batch and refused by the resolver with a clear error.
-      complexity: (args) => {
-        const records = Math.min(Math.max(Array.isArray(args.inputs) ? args.inputs.length : 1, 1), maxBatchRecords);
-        return { field: records, multiplier: records };
-      },
+      // hold are priced as a full batch and refused by the operation with a clear error.
+      complexity: (args) => ({ field: batchCost(args.inputs), multiplier: batchCost(args.inputs) }),
       resolve: async (_root, args, ctx) => {
-        const ingest = openIngest(ingestion, ctx, args.dryRun);
-        const inputs = args.inputs as Record<string, unknown>[];
-        ingest.admit(() => {
-          if (inputs.length < 1 || inputs.length > maxBatchRecords) {
-            throw validationFailed([{ field: 'inputs', issue: `must hold 1 to ${maxBatchRecords} records (got ${inputs.length})` }]);
-          }
-        });
-        // An input whose `extra` cannot be merged is that record's error; the use case answers and reports it.
-        const rejected = new Map<number, AppError>();
-        const bodies = inputs.map((one, index) => {
-          try {
-            return input.toBody(one);
-          } catch (thrown) {
-            if (!(thrown instanceof AppError)) throw thrown;
-            rejected.set(index, thrown);
-            return { [spec.permalinkField]: one[permalinkInput] };
-          }
-        });
-        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime ?? null;
-        const results = await ingest.ingest(bodies, { syncRunTime, rejected });
-        const { dryRun } = ingest.scope;
-        return results.map((result, index): BulkRecord => ({
-          index,
-          permalink: String(inputs[index]![permalinkInput]),
-          result: inGraphql(input, result),
-          dryRun,
-        }));
+        const records = (args.inputs as Record<string, unknown>[]).map((one) => input.toRecord(one));
+        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime;
+        const { dryRun, results } = await open(ctx, args.dryRun).bulk(records, { syncRunTime, field: 'inputs' });
+        return results.map((one): BulkRecord => ({ ...one, result: inGraphql(input, one.result), dryRun }));
       },
     }),
   );
 }
 
-for (const ingestion of ingestions) bulkIngestMutation(ingestion, ingestMutation(ingestion));
+for (const operation of ingestOperations) ingestMutations(operation);

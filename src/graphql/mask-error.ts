@@ -2,7 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { createGraphQLError, maskError as yogaMaskError, type MaskError, type YogaLogger } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { maxBulkBodyBytes } from '../domain/shared/ingest.js';
+import { maxBulkBodyBytes } from '../domain/shared/operation.js';
 
 /** Largest /graphql request body: the REST bulk routes' limit, so a 1,000-record bulk mutation fits. */
 export const maxGraphqlBodyBytes = maxBulkBodyBytes;
@@ -45,20 +45,10 @@ function contractErrorOf(error: unknown): AppError | null {
  */
 export const maskError: MaskError = (error, message, isDev) => {
   const appError = contractErrorOf(error);
-  if (appError) {
-    const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
-    return createGraphQLError(appError.message, {
-      nodes: located.nodes,
-      path: located.path,
-      // An error of the HTTP request itself (a 413) keeps its status.
-      extensions: {
-        code: appError.code,
-        ...(appError.details ? { details: appError.details } : {}),
-        ...(located.extensions?.http ? { http: located.extensions.http } : {}),
-      },
-    });
-  }
-  return yogaMaskError(error, message, isDev);
+  if (!appError) return yogaMaskError(error, message, isDev);
+  const located = (typeof error === 'object' && error !== null ? error : {}) as LocatedError;
+  // An error of the HTTP request itself (a 413) keeps its status.
+  return createGraphQLError(appError.message, { nodes: located.nodes, path: located.path, extensions: appError.graphqlExtensions(located.extensions?.http) });
 };
 
 /**

@@ -20,6 +20,7 @@
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '../clock.js';
 import type { LoadEventHub } from '../domain/events/live.js';
 import { recordSpecs } from '../domain/registry.js';
 import type { Logger } from '../logger.js';
@@ -71,13 +72,15 @@ export interface ResponseCacheOptions {
   versions: DataVersions;
   /** Longest an answer is served without a recomputation (`RESPONSE_CACHE_TTL_MS`; 0 turns the cache off). */
   ttlMs: number;
+  /** The service clock: an answer's age is measured on it. */
+  clock: Clock;
   /** Memory for cached answers, in bytes of their JSON (`RESPONSE_CACHE_MAX_MB`). */
   maxBytes: number;
   /** Counts outcomes for /metrics. */
   count?: (outcome: CacheOutcome) => void;
 }
 
-export function useResponseCache({ events, logger, versions, ttlMs, maxBytes, count }: ResponseCacheOptions): Plugin<RequestContext> {
+export function useResponseCache({ events, logger, versions, ttlMs, clock, maxBytes, count }: ResponseCacheOptions): Plugin<RequestContext> {
   if (ttlMs <= 0) return {};
   const entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry) => entry.bytes });
   /**
@@ -119,7 +122,7 @@ export function useResponseCache({ events, logger, versions, ttlMs, maxBytes, co
       if (!key) return;
       const tenantId = ctx.actor.tenant!.id;
       const version = versions.of(tenantId);
-      const now = performance.now();
+      const now = clock.now().getTime();
       const answer = (outcome: CacheOutcome) => {
         outcomes.set(ctx.request, outcome);
         count?.(outcome);

@@ -13,7 +13,8 @@
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
-import { enumDescriptionsOf } from '../domain/shared/fields.js';
+import { camelCase, enumDescriptionsOf } from '../domain/shared/fields.js';
+import { UnreadableRecord } from '../domain/shared/ingest.js';
 import { sharedEnum } from './enums.js';
 import { selfValidatingInputs } from './string-arguments.js';
 
@@ -31,9 +32,6 @@ export interface ZodInputOptions {
   /** The description of `extra` (default: kept verbatim in the record's `extra`). */
   extraDescription?: string;
 }
-
-/** `native_system_load_permalink` → `nativeSystemLoadPermalink`: the GraphQL name of a contract field. */
-export const camelCase = (field: string) => field.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 const pascal = (field: string) => field.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 
@@ -120,12 +118,13 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
     }),
   });
 
-  function toBody(input: Record<string, unknown>): Record<string, unknown> {
+  /** The REST body of an input, or the problems of its `extra` (with the body of its input fields). */
+  function read(input: Record<string, unknown>): { body: Record<string, unknown>; issues: FieldIssue[] } {
     const { extra, ...given } = input;
     const body: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(given)) body[bodyField.get(key) ?? key] = value instanceof Date ? value.toISOString() : value;
     for (const field of nullIfOmitted) if (!Object.hasOwn(body, field)) body[field] = null;
-    if (extra == null) return body;
+    if (extra == null) return { body, issues: [] };
     const issues: FieldIssue[] = [];
     if (!isPlainObject(extra)) issues.push({ field: 'extra', issue: 'must be an object of extra fields' });
     else {
@@ -133,8 +132,20 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
         if (known.has(key) || key === 'extra') issues.push({ field: `extra.${key}`, issue: 'is an input field: send it as one, not in extra' });
       }
     }
+    return issues.length ? { body, issues } : { body: { ...(extra as Record<string, unknown>), ...body }, issues };
+  }
+
+  /** The REST body an input stands for; a bad `extra` is a validation_failed. */
+  function toBody(input: Record<string, unknown>): Record<string, unknown> {
+    const { body, issues } = read(input);
     if (issues.length) throw validationFailed(issues);
-    return { ...(extra as Record<string, unknown>), ...body };
+    return body;
+  }
+
+  /** The record an ingestion input stands for: its REST body, or the record unreadable (a bad `extra`), its error naming the input's fields. */
+  function toRecord(input: Record<string, unknown>): Record<string, unknown> | UnreadableRecord {
+    const { body, issues } = read(input);
+    return issues.length ? new UnreadableRecord(body, validationFailed(issues)) : body;
   }
 
   /** The same error, its field details named as the input names them (`bol_number` → `bolNumber`). */
@@ -147,5 +158,5 @@ export function zodInput(name: string, body: z.ZodType, options: ZodInputOptions
     return validationFailed(details, error.message.startsWith(listed) ? error.message.slice(listed.length) : '');
   }
 
-  return { type, toBody, renameFields, inputField: (field: string) => inputField.get(field) ?? field };
+  return { type, toBody, toRecord, renameFields, inputField: (field: string) => inputField.get(field) ?? field };
 }

@@ -2,11 +2,13 @@
  * Requests Node's HTTP parser refuses before the app runs (a control byte in a header, a malformed
  * request line, a bad chunk): answered in the contract's JSON error shape, as every other answer,
  * then the connection is closed (the parser cannot find the next request on it). Timeouts and
- * oversized headers keep Node's own answers (408, 431); a connection already answered or gone is
- * just closed.
+ * oversized headers keep Node's own answers (408, 431). Whether to answer is decided per request: a
+ * keep-alive connection whose earlier requests were answered gets the answer too; one whose
+ * response is still being made or sent is just closed (an answer now would interleave with it), as
+ * is a connection already gone.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -39,9 +41,19 @@ function malformedRequestAnswer(requestId: string): string {
 
 /** Answers the server's `clientError`s (see the module comment). */
 export function answerClientErrors(server: Server, logger: Pick<Logger, 'info'>) {
+  // The response of each connection's current request, until it has been sent.
+  const unfinished = new WeakMap<Duplex, ServerResponse>();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request;
+    unfinished.set(socket, response);
+    const done = () => {
+      if (unfinished.get(socket) === response) unfinished.delete(socket);
+    };
+    response.once('finish', done).once('close', done);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const code = error.code ?? '';
-    if (!socket.writable || (socket as Duplex & { bytesWritten?: number }).bytesWritten || code === 'ECONNRESET') {
+    if (!socket.writable || unfinished.has(socket) || code === 'ECONNRESET') {
       socket.destroy();
       return;
     }

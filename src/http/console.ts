@@ -1,5 +1,5 @@
 /**
- * The integration console at `GET /console` (issue 20): a static page and script over the public
+ * The integration console at `GET /console` (issue 20): a static page, script, styles and icon over the public
  * GraphQL API (no private endpoints). Every asset comes from the repository (`src/console/`) or
  * node_modules (Chart.js), so it works offline; a strict Content-Security-Policy allows scripts,
  * styles and requests from this origin only (no inline script or style).
@@ -15,6 +15,7 @@ const consolePaths = {
   script: '/console/console.js',
   styles: '/console/console.css',
   chart: '/console/chart.umd.min.js',
+  icon: '/console/favicon.svg',
 } as const;
 
 const contentSecurityPolicy = [
@@ -36,6 +37,7 @@ const assets: Record<string, { source: () => string; type: string }> = {
   [consolePaths.page]: { source: () => fromRepository('console.html'), type: 'text/html; charset=utf-8' },
   [consolePaths.script]: { source: () => fromRepository('console.js'), type: 'text/javascript; charset=utf-8' },
   [consolePaths.styles]: { source: () => fromRepository('console.css'), type: 'text/css; charset=utf-8' },
+  [consolePaths.icon]: { source: () => fromRepository('favicon.svg'), type: 'image/svg+xml' },
   [consolePaths.chart]: {
     // Chart.js exports no path to its browser bundle; it sits beside the CommonJS entry.
     source: () => join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js'),

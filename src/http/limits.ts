@@ -7,7 +7,7 @@
  * bucket. The REST pipeline charges its own routes (plugin.ts).
  */
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type FieldNode } from 'graphql';
-import { maxBatchRecords } from '../domain/shared/ingest.js';
+import { batchCost } from '../domain/shared/operation.js';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../graphql/context.js';
 import type { Limits } from '../limits/limits.js';
@@ -27,18 +27,13 @@ export function clientAddress(request: Request): string {
 }
 
 /**
- * Records a mutation field writes: the length of its `inputs` list (bulk mutations, as literal or
- * variable; at most a batch, like REST's bulk routes), else one.
+ * Records a mutation field writes: what its `inputs` list costs (bulk mutations, as literal or
+ * variable: the batch's cost, as REST's bulk routes charge it), else one.
  */
 function recordsOf(field: FieldNode, variables: Record<string, unknown> | null | undefined): number {
   const value = field.arguments?.find((a) => a.name.value === 'inputs')?.value;
-  let count = 1;
-  if (value?.kind === Kind.LIST) count = value.values.length;
-  else if (value?.kind === Kind.VARIABLE) {
-    const given = variables?.[value.name.value];
-    if (Array.isArray(given)) count = given.length;
-  }
-  return Math.min(Math.max(count, 1), maxBatchRecords);
+  if (value?.kind === Kind.LIST) return batchCost(value.values);
+  return batchCost(value?.kind === Kind.VARIABLE ? variables?.[value.name.value] : undefined);
 }
 
 export function useLimits(limits: Limits, clientAddressHeader: string | null): Plugin {
@@ -72,16 +67,8 @@ export function useLimits(limits: Limits, clientAddressHeader: string | null): P
         charge = await limits.chargeQuery(key, ctx.actor.kind === 'admin' ? 'admin' : tenant!.slug);
       } else return;
       graphqlHeaders.set(ctx.request, charge.headers);
-      if (charge.error) {
-        const { error } = charge;
-        setResultAndStopExecution({
-          errors: [
-            createGraphQLError(error.message, {
-              extensions: { code: error.code, retryAfter: Number(error.headers?.['Retry-After']), http: { status: error.status, headers: error.headers } },
-            }),
-          ],
-        });
-      }
+      const { error } = charge;
+      if (error) setResultAndStopExecution({ errors: [createGraphQLError(error.message, { extensions: error.graphqlExtensions(true) })] });
     },
     onResponse({ request, response }) {
       if (admitted.delete(request)) limits.answered();

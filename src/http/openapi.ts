@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
-import { errorStatus, type ErrorCode } from '../errors.js';
+import { apiKeyChallenge, errorStatus, type ErrorCode } from '../errors.js';
 import { projectRoot } from '../paths.js';
 import type { Route } from './route.js';
 import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdHeader, RetryAfterHeader, AllowHeader } from './schemas.js';
@@ -17,7 +17,8 @@ import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdH
 /** What each error code means, as documented on the responses that can carry it. */
 const errorDescriptions = {
   invalid_json: 'the body is not parseable JSON (or not UTF-8, or nested more than 64 levels) or not a JSON object',
-  validation_failed: 'a field, the query or a header is invalid; `details` lists every offending field',
+  validation_failed:
+    'a field, the query or a header is invalid; `details` lists every offending field. Any operation: the request is not valid HTTP/1.1 (a control byte in a header value or name), answered before it is read, and the connection is closed',
   unauthenticated: '`X-API-Key` is missing, unknown or revoked',
   tenant_mismatch: "`company_permalink` differs from the API key's tenant",
   forbidden: "the key may not do this (GraphQL only: the support engineers' key is read-only)",
@@ -31,8 +32,18 @@ const errorDescriptions = {
   unavailable: 'the database is unreachable, or the service is overloaded and sheds new requests; nothing was written; retry after `Retry-After` seconds',
 } as const satisfies Record<ErrorCode, string>;
 
+/** The challenge of every 401 (RFC 9110 §11.6.1). */
+const WwwAuthenticateHeader = z.literal(apiKeyChallenge).meta({
+  header: {
+    id: 'WWWAuthenticate',
+    description: 'How to authenticate: an API key in the `X-API-Key` header (the `ApiKey` scheme, with the header named by its `header` parameter).',
+  },
+  examples: [apiKeyChallenge],
+});
+
 /** Headers that come with some error statuses (besides `X-Request-Id`, which every answer carries). */
 const errorHeaders: Partial<Record<number, Record<string, z.ZodType>>> = {
+  401: { 'WWW-Authenticate': WwwAuthenticateHeader },
   405: { Allow: AllowHeader },
   429: { 'Retry-After': RetryAfterHeader },
   503: { 'Retry-After': RetryAfterHeader },
@@ -65,13 +76,12 @@ const rateLimitHeaders: Record<string, z.ZodType> = {
 
 /** The errors every route of a kind can answer, besides those its `doc.errors` names. */
 function commonErrors(route: Route): ErrorCode[] {
-  // Every route may be shed with 503 while the service is overloaded.
-  const codes: ErrorCode[] = ['internal', 'unavailable'];
+  // Every route may be shed with 503 while the service is overloaded, and refuses malformed HTTP with 400.
+  const codes: ErrorCode[] = ['validation_failed', 'internal', 'unavailable'];
   if (route.auth === 'tenant') codes.push('unauthenticated');
   // 429: a rate-limited route's tenant bucket, or (any keyed route) too many failed keys from the address.
   if (route.auth === 'tenant' || route.rateLimit) codes.push('rate_limited');
-  if (route.method === 'POST') codes.push('unsupported_media_type', 'payload_too_large', 'invalid_json', 'validation_failed');
-  if (route.doc.query || route.doc.ingestSource) codes.push('validation_failed');
+  if (route.method === 'POST') codes.push('unsupported_media_type', 'payload_too_large', 'invalid_json');
   return codes;
 }
 
@@ -96,6 +106,18 @@ const operationId = (route: Route) =>
 
 /** The first `examples` entry of a schema's meta (the body examples live next to the fields). */
 const exampleOf = (schema: z.ZodType | undefined): unknown => (schema ? (z.globalRegistry.get(schema)?.examples as unknown[] | undefined)?.[0] : undefined);
+
+/**
+ * What Node's HTTP server answers itself, before the service reads the request (src/http/client-error.ts):
+ * no body, no `X-Request-Id`, and the connection is closed. Any operation can get them.
+ */
+const transportResponses: ZodOpenApiResponsesObject = {
+  '408': {
+    description:
+      'The headers (`HTTP_HEADERS_TIMEOUT_MS`, 10 s) or the whole request (`HTTP_REQUEST_TIMEOUT_MS`, 30 s) arrived too slowly. No body; the connection is closed.',
+  },
+  '431': { description: "The request's header section is over 16 KiB. No body; the connection is closed." },
+};
 
 /** Error responses grouped by status: one response per status, naming its codes, with one example per code. */
 function errorResponses(codes: ErrorCode[], example: (code: ErrorCode) => unknown, extraHeaders: Record<string, z.ZodType> = {}): ZodOpenApiResponsesObject {
@@ -140,10 +162,13 @@ const defaultInfo: OpenApiInfo = {
     'history only). No string may hold NUL (U+0000) or a lone surrogate (`\\ud800` without its pair), in a',
     'described field or an unknown one, value or key: PostgreSQL cannot store them, so the request is a 400 `validation_failed` naming the field.',
     'Date-times are stored as their instant in UTC, to the millisecond, whatever offset they were sent with.',
-    'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`. Unknown paths answer 404 `not_found`',
+    'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`, except the 408 and 431 the HTTP server answers itself',
+    '(no body; the connection is closed). A request that is not valid HTTP/1.1 (a control byte in a header) answers 400 `validation_failed`',
+    'and its connection is closed; every 401 carries `WWW-Authenticate: ApiKey realm="tms-ingest", header="X-API-Key"`. Unknown paths answer 404 `not_found`',
     '(its message points to `GET /`, the start page listing GraphiQL, this document, its reference page and health);',
-    'a known path with any other method (`OPTIONS` and `HEAD` included) answers 405 `method_not_allowed` with',
-    "`Allow` listing the path's methods. REST routes do not answer CORS preflights: they are meant for servers.",
+    'a known path with any other method (`OPTIONS` included, and `HEAD` where the path takes no `GET`) answers 405 `method_not_allowed`',
+    "with `Allow` listing the path's methods; `HEAD` on a `GET` path answers what `GET` would, without the body (RFC 9110).",
+    'REST routes do not answer CORS preflights: they are meant for servers.',
   ].join(' '),
 };
 
@@ -185,6 +210,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
           (code) => errorExamples[code](requestExample as Record<string, unknown> | undefined, doc.tags[0] ?? '', route),
           route.rateLimit ? rateLimitHeaders : {},
         ),
+        ...transportResponses,
       },
     };
   }

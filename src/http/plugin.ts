@@ -16,6 +16,7 @@ import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
 import { assertJsonContentType, parseJsonObject, readBodyText } from './request.js';
 import { requestIdOf } from './request-id.js';
+import { requestAsSent } from './head.js';
 import { errorResponse, json } from './respond.js';
 import type { Route, RouteContext } from './route.js';
 import type { Logger } from '../logger.js';
@@ -103,7 +104,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
 
     scope.log.info(
       {
-        method: request.method,
+        method: requestAsSent(request).method,
         path: url.pathname,
         status: response.status,
         ms: Math.round(performance.now() - started),

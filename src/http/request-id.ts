@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { withRequestId, type Logger } from '../logger.js';
+import { requestAsSent } from './head.js';
 import { isServicePath, servicePaths } from './paths.js';
 
 const ids = new WeakMap<Request, string>();
@@ -16,8 +17,9 @@ const operations = new WeakMap<Request, string>();
 /** A caller's `X-Request-Id` that is used as is (anything else is replaced by a new UUID). */
 export const acceptableRequestId = /^[\w.:-]{1,128}$/;
 
-/** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
-export function requestIdOf(request: Request): string {
+/** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID (a HEAD's GET has the HEAD's). */
+export function requestIdOf(served: Request): string {
+  const request = requestAsSent(served);
   let id = ids.get(request);
   if (!id) {
     const incoming = request.headers.get('x-request-id');
@@ -38,9 +40,10 @@ export function useRequestId(logger: Logger): Plugin {
     onExecute({ args }) {
       const name = getOperationAST(args.document as DocumentNode, args.operationName as string | undefined)?.name?.value;
       const { request } = args.contextValue as { request?: Request };
-      if (name && request) operations.set(request, name.slice(0, 100));
+      if (name && request) operations.set(requestAsSent(request), name.slice(0, 100));
     },
-    onResponse({ request, response }) {
+    onResponse({ request: served, response }) {
+      const request = requestAsSent(served);
       response.headers.set('x-request-id', requestIdOf(request));
       const path = new URL(request.url).pathname;
       // REST routes and unknown paths log their own access line.

@@ -1,7 +1,7 @@
 /** A REST route: what the router matches, what the pipeline checks, and the handler it calls. */
 import type { z } from 'zod';
 import type { RecordKind } from '../domain/registry.js';
-import type { Ingestion } from '../domain/shared/ingest.js';
+import type { IngestOperation } from '../domain/shared/operation.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import type { IngestRequest } from '../domain/shared/ingest-request.js';
 import type { RequestScope } from '../context.js';
@@ -49,10 +49,10 @@ export interface Route {
   /** `tenant`: X-API-Key required; `none`: public (the OpenAPI document). */
   auth: 'tenant' | 'none';
   /**
-   * The ingestion use case of an ingestion route: it reports its records to ingest accounting; the
+   * The ingestion operation of an ingestion route: it reports its records to ingest accounting; the
    * pipeline reports through it only the requests rejected before the handler ran.
    */
-  ingestion?: Ingestion;
+  ingestion?: IngestOperation;
   /** Largest body the route reads (default: the service's `maxBodyBytes`, 1 MiB). */
   maxBodyBytes?: number;
   /** What the 413 message tells a sender whose body is over `maxBodyBytes` (for example the bulk route to use). */

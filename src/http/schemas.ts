@@ -21,17 +21,25 @@ export const SyncRunTimeQuery = z.object({
     }),
 });
 
-/** `X-Request-Id` as sent: any value is accepted; only a sane one becomes the request id. */
+/**
+ * `X-Request-Id` as sent: any value HTTP allows in a header (no control byte but tab: Node's parser
+ * refuses the request with 400) is accepted; only a sane one becomes the request id.
+ */
 const RequestIdParameter = z
   .string()
+  // eslint-disable-next-line no-control-regex -- the control bytes HTTP refuses in a header are the rule stated
+  .regex(/^[^\x00-\x08\x0A-\x1F\x7F]*$/)
   .optional()
   .meta({
     param: {
       id: 'RequestId',
       description:
         'Your id for the request. When it is 1–128 characters of `A-Z a-z 0-9 _ . : -` it becomes the request id, ' +
-        'echoed in the `X-Request-Id` response header and on every log line of the request; any other value is ' +
-        'ignored (never refused) and replaced by a new UUID.',
+        'echoed in the `X-Request-Id` response header and on every log line of the request; any other value HTTP ' +
+        'allows is ignored and replaced by a new UUID. What HTTP allows, as for every header: visible ASCII, spaces ' +
+        'and tabs (bytes beyond ASCII pass as Latin-1); a control byte (U+0000–U+0008, U+000A–U+001F, U+007F) makes ' +
+        'the request malformed: 400 `validation_failed` and the connection is closed. The whole header section is ' +
+        'limited to 16 KiB (431).',
     },
     examples: ['tms-sync-2026-11-23T10:00:00Z-0001'],
   });
@@ -137,11 +145,33 @@ export const bulkRequestOf = (body: z.ZodType, id: string, maxRecords: number) =
       examples: ((z.globalRegistry.get(body)?.examples as unknown[] | undefined) ?? []).slice(0, 1).map((record) => ({ records: [record] })),
     });
 
+/** A bulk result's place in the request. */
+const bulkIndex = z.int().min(0).meta({ description: "The record's 0-based position in `records`: results come in that order." });
+
+/** A bulk record's outcome: the single route's answer, with the record's `index`. */
+const BulkRecordOutcome = UpsertResponse.omit({ dry_run: true })
+  .extend({ index: bulkIndex })
+  .meta({ id: 'BulkRecordOutcome', description: "A record that was written, skipped or a duplicate: its `index` and the single route's answer." });
+
+/** A bulk record's error: the single route's error body, with the record's `index` and `permalink`. */
+const BulkRecordError = z
+  .object({
+    index: bulkIndex,
+    permalink: z.string().optional().meta({
+      description: "The record's own permalink field as sent, whenever it was a string (so the failing record is found without counting); absent otherwise.",
+    }),
+    error: ErrorResponse.shape.error,
+  })
+  .meta({
+    id: 'BulkRecordError',
+    description: 'A record rejected alone (nothing of it was written): its `index`, its `permalink` when it sent one, and the error.',
+  });
+
 export const BulkResponse = z
   .object({
     dry_run: dryRunFlag.meta({ description: 'Present, `true`, when the request was a dry run (`?dry_run=true`): nothing was written.' }),
     results: z
-      .array(z.union([UpsertResponse, ErrorResponse]))
+      .array(z.union([BulkRecordOutcome, BulkRecordError]))
       .meta({ description: "One result per record, in request order: the record's outcome, or the error that rejected it alone." }),
   })
   .meta({ id: 'BulkResponse' });

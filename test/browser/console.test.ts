@@ -4,6 +4,10 @@
  * unmapped status and sees a load's phase change; the admin creates a tenant and its new key posts.
  * The record lookup shows a load's payload history (a body behind a disclosure) and a deleted load as
  * deleted; each source shows its dry-run counts.
+ * What people reading it need: rejected and received bodies as wide as their panel (desktop and phone),
+ * the 24-hour chart's axis labelled with hours and days from 24 hours ago to now, stale intervals in
+ * minutes, hours or days, a GPS ping's coordinates, each form's labels above their fields, errors in the
+ * form that caused them and gone after a success, a favicon, and a sign-in that waits out a 503.
  * Accessibility (axe-core: no serious or critical violation) at desktop and phone widths; keys only
  * in sessionStorage. Saves the screenshots the docs show (docs/screenshots/console-*.png).
  */
@@ -42,7 +46,7 @@ beforeAll(async () => {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
   });
-  context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, locale: 'en-US' });
   const origin = new URL(base).origin;
   context.on('request', (request) => {
     const url = request.url();
@@ -74,6 +78,44 @@ async function seriousViolations(page: Page) {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
+/** A box's width (and where it ends), as laid out now. */
+async function box(page: Page, selector: string) {
+  const found = await page.locator(selector).first().boundingBox();
+  if (!found) throw new Error(`${selector} is not laid out`);
+  return { ...found, right: found.x + found.width, bottom: found.y + found.height };
+}
+
+/** Every label of a form's fields that is not right above its control, at the current width. */
+const labelsBesideTheirControl = (page: Page, scope: string) =>
+  page.evaluate((scope) => {
+    const misplaced: string[] = [];
+    for (const label of document.querySelectorAll<HTMLLabelElement>(`${scope} label`)) {
+      const control = label.control;
+      if (!control || label.closest('[hidden]')) continue;
+      const l = label.getBoundingClientRect();
+      const c = control.getBoundingClientRect();
+      if (Math.abs(l.left - c.left) > 1 || l.bottom > c.top + 1) misplaced.push(label.textContent ?? '');
+    }
+    return misplaced;
+  }, scope);
+
+/** The x-axis tick labels a source's chart shows (Chart.js's ticks after its callback), each as one line. */
+const axisLabels = (page: Page, source: string) =>
+  page.evaluate((source) => {
+    const canvas = document.querySelector(`#source-${source} canvas`);
+    const chart = (
+      window as unknown as { Chart: { getChart(c: Element | null): { scales: { x: { ticks: { label: string | string[] | null }[] } } } | undefined } }
+    ).Chart.getChart(canvas);
+    return (chart?.scales.x.ticks ?? []).filter((t) => t.label).map((t) => [t.label].flat().join(' '));
+  }, source);
+
+/** An axis label's hour (0–23) and weekday, from "7 PM Thu". */
+function hourAndDay(label: string) {
+  const match = /^(\d{1,2}) (AM|PM) (Mon|Tue|Wed|Thu|Fri|Sat|Sun)$/.exec(label);
+  if (!match) throw new Error(`Not an hour and a weekday: ${label}`);
+  return { hour: (Number(match[1]) % 12) + (match[2] === 'PM' ? 12 : 0), day: match[3] };
+}
+
 /** The sum of one outcome over a source's chart, as Chart.js holds it. */
 const chartTotal = (page: Page, source: string, outcome: string) =>
   page.evaluate(
@@ -94,7 +136,9 @@ describe('the console in Chromium', () => {
     await seedExample(api, tenant);
     const booked = loadBody(tenant, { native_system_load_status: 'Booked', native_system_customer_name: 'Acme Foods' });
     expect((await api.post(routes.load, booked, { 'service-ingest-source': 'pull' })).status).toBe(200);
-    await api.post(routes.load_update, loadUpdateBody(tenant, booked), { 'service-ingest-source': 'pull' });
+    // A GPS ping: coordinates, no city.
+    const ping = loadUpdateBody(tenant, booked, { update_type: 'gps_ping', latitude: 41.8781, longitude: -87.6298 });
+    expect((await api.post(routes.load_update, ping, { 'service-ingest-source': 'pull' })).status).toBe(200);
     // The same load again from the webhook, with a note: two bodies in its payload history.
     const again = { ...booked, tms_note: 'second post' };
     expect((await api.post(routes.load, again, { 'service-ingest-source': 'webhook', 'x-request-id': 'console-second-post' })).status).toBe(200);
@@ -102,7 +146,14 @@ describe('the console in Chromium', () => {
     const rehearsal = await api.post(`${routes.load}?dry_run=true`, loadBody(tenant), { 'service-ingest-source': 'pull' });
     expect(rehearsal.body).toMatchObject({ status: 'processed', dry_run: true });
     for (let i = 0; i < 3; i++) expect((await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' })).status).toBe(200);
-    expect((await api.post(routes.load, { native_system_load_id: 'X' }, { 'service-ingest-source': 'webhook' })).status).toBe(400);
+    // A load without its permalink and status, rejected: its body is kept for the console.
+    const incomplete = {
+      native_system_load_id: 'X',
+      native_system_customer_name: 'Acme Foods',
+      bol_number: 'BOL-X',
+      tms_note: 'sent before the TMS assigned a permalink',
+    };
+    expect((await api.post(routes.load, incomplete, { 'service-ingest-source': 'webhook' })).status).toBe(400);
     const health = (await api.graphql('{ ingestHealth { sources { source lastDay { processed rejected } } } }')).body.data.ingestHealth.sources;
     const expected = (source: string) => health.find((s: { source: string }) => s.source === source).lastDay;
 
@@ -113,27 +164,49 @@ describe('the console in Chromium', () => {
     expect(expected('WEBHOOK').processed).toBe(4); // three carriers and the load's second post
     expect(await chartTotal(page, 'webhook', 'rejected')).toBe(1);
     expect(await chartTotal(page, 'pull', 'processed')).toBe(expected('PULL').processed);
-    await expect(page.locator('#rejections tbody').innerText()).resolves.toContain('validation_failed');
+    await expect(page.locator('#rejections').innerText()).resolves.toContain('validation_failed');
     await expect(page.locator('#source-pull .dry-runs').innerText()).resolves.toBe('dry runs: 1 in the last hour / 1 in the last day');
     await expect(page.locator('#source-webhook .dry-runs').innerText()).resolves.toBe('dry runs: 0 in the last hour / 0 in the last day');
-    // The rejection's field issues, and its body behind a disclosure.
-    const rejected = page.locator('#rejections tbody tr', { hasText: 'validation_failed' }).first();
+    // Stale intervals as people say them (the defaults: an hour for pull, a day for the others).
+    await expect(page.locator('#source-pull .last').innerText()).resolves.toMatch(/ · stale after 1 h$/);
+    await expect(page.locator('#source-webhook .last').innerText()).resolves.toMatch(/ · stale after 1 day$/);
+
+    // The chart's axis: five hours 6 hours apart, from 24 hours ago (yesterday) to now's hour (today).
+    const ticks = (await axisLabels(page, 'pull')).map(hourAndDay);
+    const [first, last] = [ticks.at(0), ticks.at(-1)];
+    expect(ticks.map((t) => t.hour)).toEqual([0, 6, 12, 18, 24].map((h) => ((first?.hour ?? NaN) + h) % 24));
+    expect(last?.day).not.toBe(first?.day);
+    const nowHour = await page.evaluate(() => new Date().getHours());
+    expect([nowHour, (nowHour + 23) % 24]).toContain(last?.hour); // now's hour (or the one before, had it just turned)
+
+    // The rejection's field issues, and its body behind a disclosure, as wide as its panel.
+    const rejected = page.locator('#rejections li.entry', { hasText: 'validation_failed' }).first();
     await expect(rejected.locator('ul.issues').innerText()).resolves.toContain('native_system_load_permalink');
     await expect(rejected.locator('details.body pre').isVisible()).resolves.toBe(false);
     await rejected.locator('details.body summary').click();
     await expect.poll(() => rejected.locator('details.body pre').innerText(), { timeout: 30_000 }).toContain('"native_system_load_id": "X"');
+    const panel = await box(page, '#rejections-section');
+    const body = await box(page, '#rejections li.entry details.body pre');
+    expect(body.width).toBeGreaterThanOrEqual(0.9 * panel.width);
 
-    // Look the load up: UNMAPPED, with its event.
+    // Look the load up: UNMAPPED, with its GPS ping placed by its coordinates.
     await page.getByLabel('Load permalink').fill(String(booked.native_system_load_permalink));
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('UNMAPPED');
-    await expect(page.locator('#record').innerText()).resolves.toContain('Events');
+    const gps = page.locator('#events tbody tr', { hasText: 'GPS_PING' });
+    await expect(gps.locator('td').nth(4).innerText()).resolves.toBe('41.88, -87.63');
     await expect(page.locator('#load-summary [data-field="deleted"]').innerText()).resolves.toBe('no');
     // Its payload history, newest first: the webhook's second post, then the first one; a body opens.
-    const history = page.locator('#history tbody tr');
+    const history = page.locator('#history li.entry');
+    const fact = (n: number, name: string) => history.nth(n).locator(`[data-fact="${name}"] dd`).innerText();
     await expect(history.count()).resolves.toBe(2);
-    await expect(history.nth(0).innerText()).resolves.toMatch(/webhook\s+processed\s+yes\s+console-second-post/);
-    await expect(history.nth(1).innerText()).resolves.toMatch(/pull\s+processed\s+yes/);
+    expect([await fact(0, 'source'), await fact(0, 'outcome'), await fact(0, 'changed'), await fact(0, 'request id')]).toEqual([
+      'webhook',
+      'processed',
+      'yes',
+      'console-second-post',
+    ]);
+    expect([await fact(1, 'source'), await fact(1, 'outcome'), await fact(1, 'changed')]).toEqual(['pull', 'processed', 'yes']);
     await expect(history.nth(0).locator('details.body pre').isVisible()).resolves.toBe(false);
     await history.nth(0).locator('details.body summary').click();
     await expect.poll(() => history.nth(0).locator('details.body pre').innerText(), { timeout: 30_000 }).toContain('"tms_note": "second post"');
@@ -142,10 +215,11 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Phase for Booked').selectOption('COVERED');
     await page.getByRole('button', { name: 'Map Booked' }).click();
     await expect.poll(() => page.locator('#mappings tbody').innerText(), { timeout: 30_000 }).toContain('COVERED');
+    await expect(page.locator('#statuses-feedback').innerText()).resolves.toBe('"Booked" is now COVERED; its loads are re-phased.');
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
     // The looked-up-again load kept its opened body open.
-    await expect(page.locator('#history tbody tr').nth(0).locator('details.body pre').isVisible()).resolves.toBe(true);
+    await expect(page.locator('#history li.entry').nth(0).locator('details.body pre').isVisible()).resolves.toBe(true);
     const stored = await api.graphql('query ($p: String!) { load(permalink: $p) { phase } }', { p: booked.native_system_load_permalink });
     expect(stored.body.data.load.phase).toBe('COVERED');
     // The refresh after mapping kept the opened body open.
@@ -154,9 +228,14 @@ describe('the console in Chromium', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-tenant.png'), fullPage: true });
 
-    // Phone width: no sideways scrolling of the page, still accessible.
+    // Phone width: no sideways scrolling of the page, bodies across the screen, still accessible.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    for (const selector of ['#rejections li.entry details.body pre', '#history li.entry details.body pre']) {
+      const narrow = await box(page, selector);
+      expect(narrow.width).toBeGreaterThanOrEqual(0.8 * 390);
+      expect(narrow.right).toBeLessThanOrEqual(390);
+    }
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-phone.png'), fullPage: true });
 
@@ -187,20 +266,41 @@ describe('the console in Chromium', () => {
     const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(), deletedAt);
     await expect(page.locator('#load-summary [data-field="deleted"]').innerText()).resolves.toBe(shown);
     // Its payload history: the delete's body (newest) and the upsert's.
-    await expect(page.locator('#history tbody tr').count()).resolves.toBe(2);
+    await expect(page.locator('#history li.entry').count()).resolves.toBe(2);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
 
-  test('the admin signs in, creates a tenant, sees its key once, and that key posts', async () => {
+  test('the admin signs in, sees an error in the form that caused it and gone after a success, creates a tenant whose key posts, and sets its stale interval', async () => {
     const page = await context.newPage();
     await signIn(page, adminKey);
     await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toMatch(/^Admin/);
-    const slug = uniqueSlug('new');
-    await page.getByLabel('Slug').fill(slug);
+    // Every admin form keeps each label right above its field, at desktop and phone widths.
+    expect(await labelsBesideTheirControl(page, '#admin')).toEqual([]);
+
+    // A bad slug: the error shows in the create form, nowhere else.
+    await page.getByLabel('Slug').fill('Not A Slug');
     await page.getByLabel('Name').fill('New Freight');
     await page.getByRole('button', { name: 'Create' }).click();
+    const createFeedback = page.locator('#create-tenant .feedback');
+    await expect.poll(() => createFeedback.getAttribute('data-kind'), { timeout: 30_000 }).toBe('error');
+    await expect(createFeedback.innerText()).resolves.toMatch(/slug/);
+    await expect(page.getByRole('alert').count()).resolves.toBe(1);
+    const form = await box(page, '#create-tenant');
+    const error = await box(page, '#create-tenant .feedback');
+    expect(error.y).toBeGreaterThanOrEqual(form.y);
+    expect(error.bottom).toBeLessThanOrEqual(form.bottom);
+    await expect(page.locator('#message').innerText()).resolves.toBe('');
+
+    // A good slug: created, and the error is gone.
+    const slug = uniqueSlug('new');
+    await page.getByLabel('Slug').fill(slug);
+    await page.getByRole('button', { name: 'Create' }).click();
     await expect.poll(() => page.locator('#new-key-value').innerText(), { timeout: 30_000 }).toMatch(/^tms_/);
+    await expect.poll(() => createFeedback.innerText(), { timeout: 30_000 }).toBe(`Created ${slug}.`);
+    await expect(createFeedback.getAttribute('data-kind')).resolves.toBe('done');
+    await expect(page.getByRole('alert').count()).resolves.toBe(0);
+    await expect(page.getByText('must match').count()).resolves.toBe(0);
     const apiKey = await page.locator('#new-key-value').innerText();
     await expect.poll(() => page.locator('#tenants tbody').innerText(), { timeout: 30_000 }).toContain(slug);
     expect(await page.getByRole('button', { name: 'Copy' }).isVisible()).toBe(true);
@@ -215,8 +315,55 @@ describe('the console in Chromium', () => {
     // Pick the tenant: its health shows the carrier just posted.
     await page.getByLabel('Tenant shown below').selectOption(slug);
     await expect.poll(() => chartTotal(page, 'unspecified', 'processed'), { timeout: 60_000 }).toBe(1);
+    // Its pull source stale after 15 minutes: the list and the card say so.
+    await page.getByLabel('Stale after (minutes)').fill('15');
+    await page.getByRole('button', { name: 'Set stale interval' }).click();
+    await expect.poll(() => page.locator('#stale-form .feedback').innerText(), { timeout: 30_000 }).toBe(`Stale interval of ${slug} set.`);
+    const row = page.locator('#tenants tbody tr', { hasText: slug });
+    await expect(row.locator('td').nth(4).innerText()).resolves.toBe('15 min / 1 day / 1 day');
+    await expect(page.locator('#source-pull .last').innerText()).resolves.toMatch(/ · stale after 15 min$/);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(screenshots, 'console-admin.png'), fullPage: true });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    expect(await labelsBesideTheirControl(page, '#admin')).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  test('a sign-in answered 503 says it is retrying, waits the Retry-After, and gets in', async () => {
+    const page = await context.newPage();
+    // The network's answer, not our stack's: the first two GraphQL requests get 503 with Retry-After: 1.
+    const refused: number[] = [];
+    await page.route('**/graphql', async (route) => {
+      if (refused.length < 2) {
+        refused.push(Date.now());
+        await route.fulfill({
+          status: 503,
+          headers: { 'content-type': 'application/json', 'retry-after': '1' },
+          body: JSON.stringify({ error: { code: 'unavailable', message: 'Temporarily unavailable; retry shortly.' } }),
+        });
+      } else await route.continue();
+    });
+    await signIn(page, tenant.apiKey);
+    await expect.poll(() => page.locator('#sign-in-form .feedback').innerText(), { timeout: 10_000 }).toMatch(/retrying…/);
+    await expect.poll(() => page.locator('#who').innerText(), { timeout: 30_000 }).toBe(`Tenant ${tenant.slug}`);
+    expect(refused).toHaveLength(2);
+    const [firstRefused = 0, secondRefused = 0] = refused;
+    expect(secondRefused - firstRefused).toBeGreaterThanOrEqual(950); // Retry-After: 1, not the backoff's first 500 ms
+    await page.close();
+  });
+
+  test('the console has a favicon, linked from the page and served as an image', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/console`);
+    const href = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(href).toBeTruthy();
+    const res = await fetch(new URL(href ?? '', `${base}/console`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\//);
+    expect(await res.text()).toContain('<svg');
     await page.close();
   });
 

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { enumDescriptionsOf } from '../../src/domain/shared/fields.js';
 import { enumValueName } from '../../src/graphql/enums.js';
-import { camelCase } from '../../src/graphql/zod-input.js';
+import { camelCase } from '../../src/domain/shared/fields.js';
 import type { Api } from '../helpers/app.js';
 
 /** Body fields whose values are enums (`stop_type`, `update_type`): GraphQL names their values in UPPER_CASE. */

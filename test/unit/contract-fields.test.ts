@@ -4,70 +4,18 @@
  * it is stored in (type, length, nullability, no doc comment of its own) and the GraphQL object field
  * that exposes it (description derived from the zod field).
  */
-import { readFileSync } from 'node:fs';
 import type { GraphQLObjectType } from 'graphql';
 import type { z } from 'zod';
 import { describe, expect, test } from 'vitest';
-import { recordSpecs } from '../../src/domain/registry.js';
+import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { meaningOf } from '../../src/domain/shared/fields.js';
 import { describeStoredField, storedFields } from '../../src/domain/shared/record.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
+import { columnOf, prismaEnumValues, prismaModelOfTable } from '../helpers/prisma-schema.js';
 import { carrierFields, type ContractField, loadFields, loadLegFields, loadUpdateFields, stopFields } from '../integration/rest/contract.js';
 
-interface PrismaField {
-  name: string;
-  type: string;
-  optional: boolean;
-  column: string;
-  varChar?: number;
-  nativeType?: string;
-  docs: string[];
-}
-
-/** The models and enums of prisma/schema.prisma (the parts these tests read). */
-function parsePrismaSchema(text: string) {
-  const models = new Map<string, { name: string; fields: PrismaField[] }>();
-  const enums = new Map<string, string[]>();
-  for (const [, name, body] of text.matchAll(/^enum (\w+) \{\n([\s\S]*?)\n\}/gm)) {
-    enums.set(
-      name!,
-      body!
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line && !line.startsWith('//')),
-    );
-  }
-  for (const [, name, body] of text.matchAll(/^model (\w+) \{\n([\s\S]*?)\n\}/gm)) {
-    const fields: PrismaField[] = [];
-    let docs: string[] = [];
-    let table = name!;
-    for (const line of body!.split('\n').map((l) => l.trim())) {
-      if (line.startsWith('///')) docs.push(line.slice(3).trim());
-      else if (line.startsWith('@@map(')) table = /@@map\("([^"]+)"\)/.exec(line)![1]!;
-      else if (/^\w+\s+\w+/.test(line)) {
-        const [, field, type, modifier] = /^(\w+)\s+(\w+)(\?|\[\])?/.exec(line)!;
-        const varChar = /@db\.VarChar\((\d+)\)/.exec(line)?.[1];
-        fields.push({
-          name: field!,
-          type: type!,
-          optional: modifier === '?',
-          column: /@map\("([^"]+)"\)/.exec(line)?.[1] ?? field!,
-          varChar: varChar === undefined ? undefined : Number(varChar),
-          nativeType: /@db\.(\w+)/.exec(line)?.[1],
-          docs,
-        });
-        docs = [];
-      } else if (line && !line.startsWith('//')) docs = [];
-    }
-    models.set(table, { name: name!, fields });
-  }
-  return { models, enums };
-}
-
-const prisma = parsePrismaSchema(readFileSync(new URL('../../prisma/schema.prisma', import.meta.url), 'utf8'));
-
 /** The contract's field tables, restated in the tests (rest/contract.ts). */
-const contractTables: Record<string, Record<string, ContractField>> = {
+const contractTables: Record<RecordKind, Record<string, ContractField>> = {
   carrier: carrierFields,
   load: loadFields,
   load_leg: loadLegFields,
@@ -85,65 +33,84 @@ function innerOf(field: z.ZodType): z.ZodType {
   return inner as unknown as z.ZodType;
 }
 
-describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('%s: zod body fields against their Prisma columns', (kind, spec) => {
-  const model = prisma.models.get(spec.table);
-  const shape = spec.body.shape as Record<string, z.ZodType>;
+/** The stored contract fields GraphQL does not expose: each with the reason. */
+const notExposed: Record<RecordKind, string[]> = {
+  // company_permalink: always the tenant's slug; a leg's native_system_load_id: its load's `tmsId`.
+  carrier: ['company_permalink'],
+  load: ['company_permalink'],
+  load_leg: ['native_system_load_id', 'company_permalink'],
+  stop: ['company_permalink'],
+  load_update: ['company_permalink'],
+};
 
-  test('the table is a model of prisma/schema.prisma', () => {
+describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('%s: zod body fields against their Prisma columns', (kind, spec) => {
+  const model = prismaModelOfTable(spec.table);
+  const shape = spec.body.shape as Record<string, z.ZodType>;
+  const contract = contractTables[kind];
+
+  test('the table is a model of prisma/schema.prisma, and the contract has a field table for the kind', () => {
     expect(model, `model with @@map("${spec.table}")`).toBeDefined();
+    expect(contract, `test/integration/rest/contract.ts: no field table for ${kind}`).toBeDefined();
   });
 
   test.each([...storedFields(spec)].map(([column, field]) => [field, column] as const))('%s → column %s', (field, column) => {
-    const prismaField = model!.fields.find((f) => f.column === column);
+    const prismaField = model!.fields.find((f) => columnOf(f) === column);
     expect(prismaField, `column ${column}`).toBeDefined();
     const zodField = shape[field]!;
     const inner = innerOf(zodField);
-    const contract = contractTables[kind]?.[field];
+    const rule = contract[field];
+    expect(rule, `test/integration/rest/contract.ts: ${field} is not in the contract's ${kind} table`).toBeDefined();
 
     // Type: the mapping's SQL type is the Prisma column's type.
     const sqlType = field === spec.permalinkField ? 'text' : spec.columns[field]!.type;
     const enumName = /^"(\w+)"$/.exec(sqlType)?.[1];
     expect(prismaField!.type).toBe(enumName ?? prismaTypeOf[sqlType as keyof typeof prismaTypeOf]);
-    if (enumName) expect([...(inner as unknown as { options: string[] }).options].sort()).toEqual([...prisma.enums.get(enumName)!].sort());
+    if (enumName) expect([...(inner as unknown as { options: string[] }).options].sort()).toEqual([...prismaEnumValues(enumName)!].sort());
 
     // Length: a string column is at least as long as the zod field allows, exactly as long where the contract fixes it.
     if (prismaField!.type === 'String') {
       const max = (inner as unknown as { maxLength: number | null }).maxLength;
       expect(max, 'zod max length').toBeTypeOf('number');
-      expect(prismaField!.nativeType, 'a VarChar column').toBe('VarChar');
-      expect(prismaField!.varChar).toBeGreaterThanOrEqual(max!);
-      if (contract && 'max' in contract) expect([max, prismaField!.varChar]).toEqual([contract.max, contract.max]);
+      const [nativeType, [length] = []] = prismaField!.nativeType ?? [];
+      expect(nativeType, 'a VarChar column').toBe('VarChar');
+      expect(Number(length)).toBeGreaterThanOrEqual(max!);
+      if ('max' in rule!) expect([max, Number(length)]).toEqual([rule.max, rule.max]);
     }
 
     // Nullability: a field that accepts null is stored in a nullable column.
-    if (zodField.safeParse(null).success) expect(prismaField!.optional, 'nullable column').toBe(true);
+    if (zodField.safeParse(null).success) expect(prismaField!.isRequired, 'nullable column').toBe(false);
 
     // Documentation: the zod field describes the column; the schema adds no second description.
-    expect(prismaField!.docs, 'no /// comment on a contract column (the zod field describes it)').toEqual([]);
+    expect(prismaField!.documentation, 'no /// comment on a contract column (the zod field describes it)').toBeUndefined();
   });
 
   test.each(spec.parents.map((parent) => [parent.field, parent] as const))('parent %s → its foreign key', (_field, parent) => {
-    const prismaField = model!.fields.find((f) => f.column === parent.column);
+    const prismaField = model!.fields.find((f) => columnOf(f) === parent.column);
     expect(prismaField, `column ${parent.column}`).toBeDefined();
-    expect(prismaField!.nativeType).toBe('Uuid');
-    expect(prismaField!.optional).toBe(!parent.required);
+    expect(prismaField!.nativeType?.[0]).toBe('Uuid');
+    expect(prismaField!.isRequired).toBe(parent.required);
   });
 });
 
-describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('%s: GraphQL object fields describe themselves from the zod field', (_kind, spec) => {
-  const model = prisma.models.get(spec.table)!;
+describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('%s: GraphQL object fields describe themselves from the zod field', (kind, spec) => {
+  const model = prismaModelOfTable(spec.table)!;
   const type = schema.getType(recordObjects[spec.kind].name) as GraphQLObjectType | undefined;
+  const stored = [...storedFields(spec)].map(([column, field]) => ({ field, prismaName: model.fields.find((f) => columnOf(f) === column)!.name }));
+  const exposed = stored.filter(({ field }) => !notExposed[kind].includes(field));
 
   test('the kind has its GraphQL object type (src/graphql/schema.ts recordObjects)', () => {
     expect(type?.constructor.name).toBe('GraphQLObjectType');
   });
 
-  test.each([...storedFields(spec)].map(([column, field]) => [field, column] as const))('%s', (field, column) => {
-    const prismaField = model.fields.find((f) => f.column === column)!;
-    const graphqlField = (type as GraphQLObjectType).getFields()[prismaField.name];
-    if (!graphqlField) return; // not exposed (company_permalink: always the tenant's slug)
-    expect(graphqlField.description).toContain(`\`${field}\`: ${meaningOf((spec.body.shape as Record<string, z.ZodType>)[field]!)}`);
-    expect(graphqlField.description!.startsWith(describeStoredField(spec, prismaField.name))).toBe(true);
+  test(`exposes every stored contract field but ${notExposed[kind].join(', ')}`, () => {
+    const fields = type!.getFields();
+    expect(stored.filter(({ prismaName }) => !fields[prismaName]).map(({ field }) => field)).toEqual(notExposed[kind]);
+  });
+
+  test.each(exposed.map(({ field, prismaName }) => [field, prismaName] as const))('%s', (field, prismaName) => {
+    const graphqlField = type!.getFields()[prismaName];
+    expect(graphqlField?.description).toContain(`\`${field}\`: ${meaningOf((spec.body.shape as Record<string, z.ZodType>)[field]!)}`);
+    expect(graphqlField!.description!.startsWith(describeStoredField(spec, prismaName))).toBe(true);
   });
 });
 

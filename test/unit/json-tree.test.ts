@@ -28,8 +28,11 @@ describe('compileTree', () => {
     expect(tree).not.toBeNull();
     expect(tree!.list).toContain('"load_updates"');
     expect(tree!.list).toMatch(/LIMIT 1\b/);
-    // every nested relation is filtered on the tenant
-    expect(tree!.list.match(/\.tenant_id = \$1/g)).toHaveLength(6);
+    // Every nested relation (legs, a leg's load, carrier and stops, updates, phase changes) is read from
+    // its table and filtered on the tenant.
+    const reads = [...tree!.list.matchAll(/FROM "(\w+)" (t\d+) WHERE (.*?)(?: ORDER BY | LIMIT |\) r\d+)/g)];
+    expect(reads.map(([, table]) => table).sort()).toEqual(['carriers', 'load_legs', 'load_updates', 'loads', 'phase_changes', 'stops']);
+    for (const [, table, alias, where] of reads) expect(where, table).toContain(`${alias}.tenant_id = $1`);
   });
 
   test.each([

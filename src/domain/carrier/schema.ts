@@ -33,15 +33,13 @@ export const carrierRecord = defineRecord({
   freshness: 'none',
   rest: {
     collection: 'carriers',
-    action: 'upsert',
-    summary: 'Upsert a carrier',
     description: 'Creates or updates one carrier by native_system_carrier_permalink.',
   },
   graphql: {
     rootFields: ['carrier', 'carriers'],
     input: 'CarrierInput',
     mutation: 'upsertCarrier',
-    description: 'Creates or updates a carrier by its permalink; the same service as `POST /api/v1/carriers/upsert`.',
+    description: 'Creates or updates a carrier by its permalink.',
   },
   columns: {
     native_system_carrier_id: { column: 'tms_id', type: 'text' },

@@ -7,11 +7,11 @@
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
-import type { IngestRecorder } from '../ingest-health/events.js';
+import type { IngestRecorder } from '../ingest-health/report.js';
 import type { EventSequencer } from './sequencer.js';
 import { purgeTombstones } from '../shared/tombstones.js';
 import { periodicJob } from '../../periodic.js';
-import { recordIngestHealthStates } from './ingest-health.js';
+import { recordIngestHealthStates } from './ingest-health-states.js';
 import { pruneLoadEvents } from './service.js';
 
 export interface EventMaintenanceOptions {

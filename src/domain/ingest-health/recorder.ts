@@ -25,7 +25,7 @@ import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { isDatabaseUnavailable } from '../../errors.js';
-import type { IngestEvent, IngestRecorder } from './events.js';
+import type { IngestEvent, IngestRecorder } from './report.js';
 
 /** Most recent rejections kept per tenant. */
 export const rejectionSampleSize = 50;

@@ -10,7 +10,7 @@
 import type { Database } from '../../db/database.js';
 import { AppError, type FieldIssue } from '../../errors.js';
 import { recordKinds, type RecordKind } from '../registry.js';
-import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './events.js';
+import { ingestOutcomes, ingestSources, type IngestOutcome, type IngestRecorder, type IngestSourceName } from './report.js';
 import { bucketOf, rejectionSampleSize } from './recorder.js';
 
 export type HealthState = 'HEALTHY' | 'DEGRADED' | 'STALE' | 'NO_TRAFFIC';

@@ -57,15 +57,13 @@ export const loadLegRecord = defineRecord({
   freshness: 'sync_run_time',
   rest: {
     collection: 'loadlegs',
-    action: 'upsert',
-    summary: 'Upsert a load leg',
     description: 'Creates or updates one leg with its carrier, driver and rep assignments. The parent load (and the carrier, when named) must exist.',
   },
   graphql: {
     rootFields: ['loadLeg'],
     input: 'LoadLegInput',
     mutation: 'upsertLoadLeg',
-    description: 'Creates or updates a load leg by its permalink; the same service as `POST /api/v1/loadlegs/upsert`.',
+    description: 'Creates or updates a load leg by its permalink.',
   },
   columns: {
     native_system_load_leg_id: { column: 'tms_id', type: 'text' },

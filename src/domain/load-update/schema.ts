@@ -66,15 +66,13 @@ export const loadUpdateRecord = defineRecord({
   phase: { from: 'native_system_load_status', withoutStatus: null },
   rest: {
     collection: 'loadupdates',
-    action: 'create',
-    summary: 'Create a load update',
     description: 'Appends one check call, GPS ping or status remark. A repeated permalink answers duplicate and changes nothing.',
   },
   graphql: {
     rootFields: [],
     input: 'LoadUpdateInput',
     mutation: 'createLoadUpdate',
-    description: 'Appends a load update; a repeated permalink answers DUPLICATE. The same service as `POST /api/v1/loadupdates/create`.',
+    description: 'Appends a load update; a repeated permalink answers DUPLICATE.',
     enumNames: { update_type: 'LoadUpdateType' },
   },
   columns: {

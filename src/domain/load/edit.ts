@@ -7,7 +7,7 @@
  */
 import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
-import { buildEditStatement } from '../../db/upsert-statement.js';
+import { buildEditStatement } from '../../db/record-statements.js';
 import { tableOf } from '../shared/record.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { assertValid, createValidator } from '../shared/validate.js';
@@ -21,7 +21,7 @@ export const LoadPatch = LoadUpsert.omit({ native_system_load_permalink: true, c
   .partial()
   .meta({ id: 'LoadPatch', description: 'Fields of a load to change; an absent field is left as it is, null clears it.' });
 
-const validatePatch = createValidator({ ...loadRecord, body: LoadPatch });
+const validatePatch = createValidator({ body: LoadPatch });
 const columns = Object.entries(loadRecord.columns).filter(([field]) => !(fixedFields as readonly string[]).includes(field));
 const statement = buildEditStatement(
   tableOf(loadRecord),
@@ -39,7 +39,7 @@ export interface EditLoadInput {
 
 /** Applies a user's edit to the tenant's load; returns its id. A missing load is `not_found`. */
 export async function editLoad({ db, tenant, permalink, patch, now }: EditLoadInput): Promise<string> {
-  const { body, extra } = assertValid(validatePatch(tenant, patch, { now }));
+  const { body, extra } = assertValid(validatePatch(tenant, patch));
   if (!Object.keys(body).length && !Object.keys(extra).length) {
     throw validationFailed([{ field: 'patch', issue: 'must change at least one field' }]);
   }

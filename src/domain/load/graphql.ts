@@ -15,7 +15,7 @@ import { describeStoredField } from '../shared/record.js';
 const describe = (name: string) => describeStoredField(loadRecord, name);
 
 /** The log message of a `loads` page answered by Prisma instead of the SQL load page. */
-const loadPageFallback = 'loads: a selection the SQL load page does not read, answered by Prisma';
+export const loadPageFallback = 'loads: a selection the SQL load page does not read, answered by Prisma';
 
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;

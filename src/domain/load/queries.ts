@@ -5,6 +5,7 @@
 import type { Prisma } from '../../db/generated/prisma/client.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
 import { likeLiteral } from '../../db/like.js';
+import { statusKey } from '../status-mapping/service.js';
 
 export interface LoadFilter {
   phase?: Phase[] | null;
@@ -27,7 +28,8 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
 /**
  * The tenant's loads narrowed by the filter (every given part must match):
  * - `phase`: any of the listed phases;
- * - `status`: the TMS status, compared trimmed and case-insensitively (as the status mapping does);
+ * - `status`: the TMS status, the same as the stored one by the status mapping's rule (`statusKey`:
+ *   trimmed of spaces, lower-cased; an equality on the indexed `statusKey` column);
  * - `search`: a case-insensitive part of any reference number: the load's customer reference, BOL
  *   or PO number, a leg's reference or pickup reference number, or a stop's reference number;
  * - `changedSince`: changed (written by the service) at or after that instant;
@@ -40,8 +42,8 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
 export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | undefined): Prisma.LoadWhereInput {
   const and: Prisma.LoadWhereInput[] = [{ tenantId }, liveOnly];
   if (filter?.phase) and.push({ phase: { in: filter.phase } });
-  const status = filter?.status?.trim();
-  if (status) and.push({ status: { equals: likeLiteral(status), mode: 'insensitive' } });
+  const status = filter?.status ? statusKey(filter.status) : '';
+  if (status) and.push({ statusKey: status });
   if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
   if (filter?.activitySince) and.push({ lastActivityAt: { gte: filter.activitySince } });
   const carrier = filter?.carrier?.trim();

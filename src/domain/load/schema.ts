@@ -39,15 +39,13 @@ export const loadRecord = defineRecord({
   phase: { from: 'native_system_load_status', withoutStatus: 'UNMAPPED' },
   rest: {
     collection: 'loads',
-    action: 'upsert',
-    summary: 'Upsert a load',
     description: 'Creates or updates one load. Create the load before its legs and stops.',
   },
   graphql: {
     rootFields: ['load', 'loads'],
     input: 'LoadInput',
     mutation: 'upsertLoad',
-    description: 'Creates or updates a load by its permalink; the same service as `POST /api/v1/loads/upsert`.',
+    description: 'Creates or updates a load by its permalink.',
   },
   columns: {
     native_system_load_id: { column: 'tms_id', type: 'text' },

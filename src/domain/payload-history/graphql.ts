@@ -8,10 +8,10 @@ import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { UpsertStatusEnum } from '../../graphql/ingest-mutation.js';
 import { pageSize } from '../../graphql/page-sizes.js';
-import type { IngestSourceName } from '../ingest-health/events.js';
+import type { IngestSourceName } from '../ingest-health/report.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
 import type { UpsertStatus } from '../shared/outcome.js';
-import { isDeletable } from '../shared/delete.js';
+import { actionsOf } from '../shared/record.js';
 import { payloadHistoryOf, type PayloadRow } from './service.js';
 
 const PayloadRecord = builder.objectRef<PayloadRow>('PayloadRecord').implement({
@@ -73,7 +73,7 @@ for (const spec of recordSpecs) {
   builder.prismaObjectField(spec.model as 'Load', 'history', (t) =>
     t.field({
       type: [PayloadRecord],
-      description: `What the TMS sent for this ${spec.label.toLowerCase()}, newest first: the bodies of the writes${isDeletable(spec) ? ' (upserts and deletes)' : ''} answered processed, skipped or duplicate.`,
+      description: `What the TMS sent for this ${spec.label.toLowerCase()}, newest first: the bodies of the writes${actionsOf(spec).includes('delete') ? ' (upserts and deletes)' : ''} answered processed, skipped or duplicate.`,
       args: {
         first: t.arg.int({
           defaultValue: 20,

@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 
+/** `native_system_load_permalink` → `nativeSystemLoadPermalink`: the GraphQL (and Prisma) name of a contract field or column. */
+export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, char: string) => char.toUpperCase());
+
 export type Importance = 'required' | 'recommended' | 'optional';
 
 /** The contract's field metadata, read by the OpenAPI and GraphQL derivations. */

@@ -36,7 +36,7 @@ const maxDistance = (length: number) => (length < 8 ? 1 : length < 16 ? 2 : 3);
 const rememberedNames = 1_000;
 
 /** Compiles the suggester of one record kind (its field list is read once). */
-export function createFieldHints(spec: RecordSpec) {
+export function createFieldHints(spec: Pick<RecordSpec, 'body'>) {
   const known = Object.keys((spec.body as unknown as z.ZodObject).shape);
   const knownSet = new Set(known);
   const remembered = new Map<string, FieldSuggestion | null>();

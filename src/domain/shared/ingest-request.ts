@@ -1,29 +1,52 @@
 /**
- * The ingestion edge both transports share: one ingestion request (a REST single or bulk route, a
- * GraphQL single or bulk mutation) opened once, with the writing tenant's scope, the request's
- * `Service-Ingest-Source` and whether it is a dry run, and the accounting of a request rejected
- * before its records are read.
- * What happens to the records is the use case's (`ingest.ts`), which reports each of them; a
- * transport only maps the typed results to its answers.
+ * One ingestion request of an operation (a REST single or bulk route, a GraphQL single or bulk
+ * mutation), opened once with the writing tenant's scope, the request's `Service-Ingest-Source` and
+ * whether it is a dry run. It answers in the operation's shape: a single record's result, or a
+ * batch's results in order with each record's `index` and `permalink`; a request rejected before its
+ * records are read (its headers, body, envelope, `sync_run_time`) is reported as one rejection.
+ * A transport only maps these typed answers to its own (REST JSON, GraphQL objects and errors).
  */
-import { toAppError, type AppError } from '../../errors.js';
-import { ingestSourceOf } from '../ingest-health/events.js';
+import { toAppError, validationFailed, type AppError } from '../../errors.js';
+import { ingestSourceOf } from '../ingest-health/report.js';
 import { dryRunOf } from './dry-run.js';
-import type { IngestOptions, IngestScope, Ingestion, RecordResult } from './ingest.js';
+import { permalinkOf, type IngestScope, type RecordResult } from './ingest.js';
+import { batchOf, type IngestOperation, type SyncRunTimeInput } from './operation.js';
 import type { TenantRef } from './tenant-ref.js';
 
+/** A single-record request's answer. */
+export interface SingleAnswer {
+  dryRun: boolean;
+  result: RecordResult;
+}
+
+/** One record of a batch: its 0-based place in the batch, its permalink when it sent one as a string, and what happened to it. */
+export interface BulkResult {
+  index: number;
+  permalink: string | undefined;
+  result: RecordResult;
+}
+
+/** A batch's answer: one result per record, in request order. */
+export interface BulkAnswer {
+  dryRun: boolean;
+  results: BulkResult[];
+}
+
 export interface IngestRequest {
-  readonly ingestion: Ingestion;
+  readonly operation: IngestOperation;
   readonly scope: IngestScope;
   /**
-   * Reports the request as rejected whole (its content type, size, JSON, envelope, rate limit…): one
+   * Reports the request as rejected whole (its content type, size, JSON, rate limit…): one
    * rejection, with the record's permalink when `body` has one. Returns the contract error.
    */
   reject(thrown: unknown, body?: unknown): AppError;
-  /** A request-level check: what it throws is reported as the request's rejection (`reject`), then thrown. */
-  admit<T>(check: () => T, body?: unknown): T;
-  /** The records through the use case: one typed result per record, in order (each reported by it). */
-  ingest(records: readonly unknown[], options?: IngestOptions): Promise<RecordResult[]>;
+  /** One record, with the request's `sync_run_time`: a bad one is reported with the record's own problems (one 400). */
+  single(record: unknown, syncRunTime?: SyncRunTimeInput): Promise<SingleAnswer>;
+  /**
+   * A batch: 1 to 1,000 records (`field` names them: REST `records`, GraphQL `inputs`). A bad batch or
+   * `sync_run_time` rejects the request whole (reported with `envelope`, and thrown).
+   */
+  bulk(records: unknown, options: { syncRunTime?: SyncRunTimeInput; field: string; envelope?: unknown }): Promise<BulkAnswer>;
 }
 
 /** What a transport knows of a request when it opens it: the services, the authenticated tenant, its headers and the service clock. */
@@ -44,10 +67,11 @@ export interface IngestRequestOrigin {
 }
 
 /**
- * Opens an ingestion request of `ingestion`: reads `dry_run`, then `Service-Ingest-Source` (a bad
- * value is the request's rejection, reported and thrown; a dry run's as a dry run's).
+ * Opens a request of `operation`: reads `dry_run`, then `Service-Ingest-Source` (a bad value is the
+ * request's rejection, reported and thrown; a dry run's as a dry run's).
  */
-export function openIngestRequest(ingestion: Ingestion, { services, tenant, requestId, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
+export function openIngestRequest(operation: IngestOperation, { services, tenant, requestId, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
+  const { ingestion, spec } = operation;
   const { db, sequencer, statistics, recorder, logger, config } = services;
   const history = config.payloadHistory.days > 0 ? { requestId } : null;
   const scope: IngestScope = { db, sequencer, statistics, recorder, tenant, source: 'unspecified', now, log: logger, history, dryRun: false };
@@ -66,5 +90,25 @@ export function openIngestRequest(ingestion: Ingestion, { services, tenant, requ
   };
   scope.dryRun = Array.isArray(dryRun) ? admit(() => dryRunOf(dryRun as readonly string[]), body) : dryRun === true;
   scope.source = admit(() => ingestSourceOf(headers.get('service-ingest-source')), body);
-  return { ingestion, scope, reject, admit, ingest: (records, options) => ingestion.ingest(scope, records, options) };
+
+  return {
+    operation,
+    scope,
+    reject,
+    async single(record, syncRunTime) {
+      const sync = operation.readSyncRunTime(syncRunTime, now);
+      const [result] = await ingestion.ingest(scope, [record], { syncRunTime: sync.value, requestIssues: sync.issues });
+      return { dryRun: scope.dryRun, result: result! };
+    },
+    async bulk(given, { syncRunTime, field, envelope }) {
+      const sync = operation.readSyncRunTime(syncRunTime, now);
+      // A bad sync_run_time or envelope is the request's fault, not its records': rejected whole.
+      const records = admit(() => {
+        if (sync.issues.length) throw validationFailed(sync.issues);
+        return batchOf(given, field);
+      }, envelope);
+      const results = await ingestion.ingest(scope, records, { syncRunTime: sync.value });
+      return { dryRun: scope.dryRun, results: results.map((result, index) => ({ index, permalink: permalinkOf(spec, records[index]), result })) };
+    },
+  };
 }

@@ -1,20 +1,21 @@
 /**
- * The ingestion use case every record kind and both transports share: validate → write → report to
- * ingest accounting → typed outcome per record. `createIngestion(spec)` compiles the validator and
- * the statement once per kind. Transports only translate: REST turns results into status codes and
- * JSON, GraphQL into results and errors; neither reports to ingest accounting itself.
+ * The records of one ingestion operation (a kind's upsert, create or delete), written in four steps:
+ * validate (each record alone) → plan (rounds and statements) → write (a few set-based statements)
+ * → outcome (each record's typed result), then reported to ingest accounting. `createIngestion`
+ * compiles the validator and the statements once per operation (`operation.ts`, which owns the rules
+ * of the request around the records: batch size, `sync_run_time`, dry run, the answer's shape).
  */
 import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
 import type { TableStatistics } from '../../db/table-statistics.js';
-import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/upsert-statement.js';
+import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/record-statements.js';
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
-import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/events.js';
-import type { RecordKind } from '../registry.js';
+import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import { tableOf, type RecordSpec } from './record.js';
+import { tableOf, type IngestAction, type RecordSpec } from './record.js';
 import type { TenantRef } from './tenant-ref.js';
+import type { RecordKind } from '../registry.js';
 import { createValidator, type ValidRecord } from './validate.js';
 import { createFieldHints, suggestionSentence } from './hints.js';
 
@@ -44,19 +45,32 @@ export interface IngestScope {
 }
 
 export interface IngestOptions {
-  /** The caller's `sync_run_time`: a stored record fresher than it is left alone (`skipped`). */
+  /** The request's `sync_run_time`, checked by the operation: a stored record fresher than it is left alone (`skipped`). */
   syncRunTime?: Date | null;
-  /** Problems of the request around the records (an unparseable `sync_run_time`), reported with each record's own. */
+  /** Problems of the request around its one record (a bad `sync_run_time`), reported with the record's own. */
   requestIssues?: readonly FieldIssue[];
-  /**
-   * Records a transport could not turn into a body (a GraphQL input's bad `extra`), by their index: they
-   * are answered with that error and reported like any rejected record; the others are written.
-   */
-  rejected?: ReadonlyMap<number, AppError>;
 }
 
 /** What happened to one record: its outcome, or the contract error that rejected it. */
 export type RecordResult = { ok: true; outcome: UpsertOutcome } | { ok: false; error: AppError };
+
+/**
+ * A record a transport could not turn into a body (a GraphQL input's bad `extra`): answered with its
+ * error and reported, with what could be read of it, like any rejected record.
+ */
+export class UnreadableRecord {
+  constructor(
+    readonly body: Record<string, unknown>,
+    readonly error: AppError,
+  ) {}
+}
+
+/** What an ingestion writes: a kind, an action, and the body one record of it has. */
+export interface IngestTarget {
+  spec: RecordSpec<RecordKind>;
+  action: IngestAction;
+  body: RecordSpec['body'];
+}
 
 /** Query parameters a sender may put in the body by mistake: there they are only unknown fields. */
 const queryParameters = ['sync_run_time'];
@@ -76,11 +90,12 @@ function hintFor(unknownFields: readonly string[]): string {
 const recordNotStored = (permalink: string) =>
   new AppError('internal', `The record ${permalink} could not be stored (an internal error, logged); the other records of the request were written.`);
 
-/** Most records one batch (a bulk request or mutation) may carry. */
-export const maxBatchRecords = 1000;
-
-/** Largest body of a batch request (a REST bulk route; /graphql, so that a full bulk mutation fits). */
-export const maxBulkBodyBytes = 5 * 1024 * 1024;
+/** The record's own permalink as sent, when it is a string (its results and its accounting name it). */
+export function permalinkOf(spec: RecordSpec, input: unknown): string | undefined {
+  const body = input instanceof UnreadableRecord ? input.body : input;
+  const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[spec.permalinkField] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** A valid record waiting for its statement: its place in the request and its round (occurrence of its permalink). */
 interface Pending {
@@ -99,33 +114,30 @@ const tombstoneMessages = {
   not_found: 'not found: nothing to delete',
 } as const;
 
-/**
- * Compiles the use case of one record kind's operation: its upsert (or create), or its delete (a
- * spec made by `deleteSpecOf`, `rest.action` `delete`): the same validation, rounds, statements,
- * accounting and edge; only the statement and the outcome's wording differ.
- */
-export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>) {
-  const validate = createValidator(spec);
-  const hints = createFieldHints(spec);
-  const deletes = spec.rest.action === 'delete';
-  const statement = deletes ? buildDeleteStatement(tableOf(spec)) : buildUpsertStatement(tableOf(spec));
+/** One request's write: the scope, its `sync_run_time`, the results being filled, and whether it holds one record. */
+interface Write {
+  scope: IngestScope;
+  syncRunTime: Date | null;
+  results: (RecordResult | undefined)[];
+  single: boolean;
+}
+
+/** Compiles the use case of one operation: its validator, its statements, its rows and its outcomes. */
+export function createIngestion({ spec, action, body }: IngestTarget) {
+  const validate = createValidator({ body });
+  const hints = createFieldHints({ body });
+  const deletes = action === 'delete';
+  const build = deletes ? buildDeleteStatement : buildUpsertStatement;
+  const statement = build(tableOf(spec));
   /**
    * The same statement recording the payload history of what it settles (db/payload-history.ts's
    * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
    */
-  const recording = deletes ? buildDeleteStatement(tableOf(spec), { history: true }) : buildUpsertStatement(tableOf(spec), { history: true });
-  const columnEntries = Object.entries(spec.columns);
-  const honoursSyncRunTime = spec.freshness === 'sync_run_time';
+  const recording = build(tableOf(spec), { history: true });
+  // A delete names its record only: no column, no parent.
+  const columnEntries = deletes ? [] : Object.entries(spec.columns);
+  const parents = deletes ? [] : spec.parents;
   const lower = spec.label.toLowerCase();
-
-  const permalinkOf = (input: unknown) => {
-    const value = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[spec.permalinkField] : undefined;
-    return typeof value === 'string' ? value : undefined;
-  };
-
-  function report(scope: IngestScope, results: readonly ReportedResult[]) {
-    reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now, dryRun: scope.dryRun }, results);
-  }
 
   /** A valid record as a statement row, with the columns its body carried; throws when a required parent cannot be named. */
   function toRow(tenant: TenantRef, { body, extra }: ValidRecord) {
@@ -135,76 +147,33 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       present.push(column);
       return body[field];
     });
-    const parents = spec.parents.map((parent) => {
+    const resolved = parents.map((parent) => {
       const permalink = body[parent.field];
       const id = parent.idField ? body[parent.idField] : undefined;
-      const resolved = typeof permalink === 'string' ? permalink : typeof id === 'string' && id ? `${id}-${tenant.slug}` : null;
-      if (parent.field in body || resolved) present.push(parent.column);
-      if (parent.required && !resolved) {
+      const named = typeof permalink === 'string' ? permalink : typeof id === 'string' && id ? `${id}-${tenant.slug}` : null;
+      if (parent.field in body || named) present.push(parent.column);
+      if (parent.required && !named) {
         throw new AppError('parent_not_found', `A ${lower} needs its parent: ${parent.field} is null and cannot be built.`, [
           { field: parent.field, issue: `is null and ${parent.idField ?? 'no TMS id'} does not name the parent either` },
         ]);
       }
-      return resolved;
+      return named;
     });
-    return { row: { permalink: body[spec.permalinkField] as string, values, parents, extra }, present };
-  }
-
-  /** The outcome of a row the statement handled, or the parent_not_found error. */
-  function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
-    const { permalink } = row;
-    const unknownFields = Object.keys(row.extra);
-    const suggestions = unknownFields.length ? hints.suggestions(unknownFields.filter((field) => !queryParameters.includes(field))) : [];
-    const outcome = (status: UpsertStatus, message: string, phase?: Pick<UpsertOutcome, 'phase'>): RecordResult => ({
-      ok: true,
-      outcome: { status, message: message + hintFor(unknownFields) + suggestionSentence(suggestions), permalink, unknownFields, suggestions, ...phase },
-    });
-    const missing = spec.parents.flatMap((parent, i) =>
-      result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
-    );
-    if (missing.length) {
-      const fields = missing.map((m) => m.field).join(', ');
-      return { ok: false, error: new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${fields}.`, missing) };
-    }
-    if (result.tombstone) {
-      return result.tombstone === 'skipped'
-        ? outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept (not deleted).`)
-        : outcome('processed', `${spec.label} ${permalink} ${tombstoneMessages[result.tombstone]}.`);
-    }
-    if (result.inserted === null) {
-      return spec.freshness === 'append_only'
-        ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
-        : outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`);
-    }
-    // A phased kind's written row tells the phase its status maps to (the answer shows it).
-    const phase = result.phase === undefined ? undefined : { phase: result.phase };
-    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`, phase);
+    return { row: { permalink: body[spec.permalinkField] as string, values, parents: resolved, extra }, present };
   }
 
   /**
-   * Ingests records in request order and reports each to ingest accounting: validation first, then
-   * a few set-based statements: the n-th occurrence of a permalink goes to round n (a repeated
-   * permalink is written after its earlier occurrence, as two requests in order), and within a round
-   * the rows carrying the same fields share one statement. A record the contract rejects gets its error
-   * in the results. A dry run runs the very same statements in one transaction that is rolled back
-   * (each under a savepoint, so a refused one fails alone as in autocommit) and numbers no event. A
-   * failure of the database itself (503/500) is reported for every record not yet written and thrown,
-   * since the request cannot be answered record by record.
+   * Step 1, validate: each record alone, in request order. A record the contract rejects gets its
+   * error in `results`; a valid one becomes a pending row of round n, its permalink's n-th occurrence.
    */
-  async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
-    const syncRunTime = honoursSyncRunTime ? (options.syncRunTime ?? null) : null;
-    const requestIssues = options.requestIssues ?? [];
+  function validateAll(scope: IngestScope, records: readonly unknown[], requestIssues: readonly FieldIssue[]) {
     const results = new Array<RecordResult | undefined>(records.length);
     const pending: Pending[] = [];
     const seen = new Map<string, number>();
     records.forEach((input, index) => {
-      const rejected = options.rejected?.get(index);
-      if (rejected) {
-        results[index] = { ok: false, error: rejected };
-        return;
-      }
       try {
-        const checked = validate(scope.tenant, input, { syncRunTime, now: scope.now });
+        if (input instanceof UnreadableRecord) throw input.error;
+        const checked = validate(scope.tenant, input);
         if (requestIssues.length || !checked.ok) {
           throw validationFailed([...requestIssues, ...(checked.ok ? [] : checked.issues)], checked.ok ? '' : suggestionSentence(checked.suggestions));
         }
@@ -217,7 +186,14 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
         results[index] = { ok: false, error: thrown };
       }
     });
+    return { results, pending };
+  }
 
+  /**
+   * Step 2, plan: one statement per round and set of fields carried (a repeated permalink is written
+   * after its earlier occurrence, as two requests in order), rounds in order.
+   */
+  function plan(pending: readonly Pending[]): Pending[][] {
     const groups = new Map<string, Pending[]>();
     for (const p of pending) {
       const key = `${p.round}:${p.present.join(',')}`;
@@ -225,58 +201,107 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
       if (group) group.push(p);
       else groups.set(key, [p]);
     }
-    const statements = [...groups.values()].sort((a, b) => a[0]!.round - b[0]!.round);
+    return [...groups.values()].sort((a, b) => a[0]!.round - b[0]!.round);
+  }
 
-    /**
-     * Writes one group in one statement (one implicit transaction: all its rows or none). When the
-     * database refuses the data of its rows (`isDataRefusal`), the halves are written apart until
-     * the refusing record stands alone: it answers `internal`, every other record is written. Any
-     * other failure (an outage, a rolled-back conflict, a broken schema) concerns the request: thrown.
-     */
-    async function write(sql: Sql, group: readonly Pending[]): Promise<void> {
-      // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
-      const history = scope.dryRun ? null : scope.history;
-      const chosen = history ? recording : statement;
-      const params = chosen.params({
-        tenantId: scope.tenant.id,
-        now: scope.now,
-        syncRunTime,
-        present: group[0]!.present,
-        rows: group.map((p) => p.row),
-        history: history ? { bodies: group.map((p) => p.input), source: scope.source, requestId: history.requestId } : undefined,
-      });
-      let rows: Record<string, unknown>[];
-      try {
-        rows = await sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
-      } catch (thrown) {
-        // A request of one record fails whole (500, logged with its cause by the transport), as does
-        // a statement the database refuses for a reason other than the data of its rows.
-        if (!isDataRefusal(thrown) || records.length === 1) throw thrown;
-        if (group.length === 1) {
-          scope.log.error({ err: thrown, kind: spec.kind, permalink: group[0]!.row.permalink }, 'record refused by the database');
-          results[group[0]!.index] = { ok: false, error: recordNotStored(group[0]!.row.permalink) };
-          return;
-        }
-        const half = Math.ceil(group.length / 2);
-        await write(sql, group.slice(0, half));
-        await write(sql, group.slice(half));
+  /**
+   * Step 3, write: one group in one statement (one implicit transaction: all its rows or none). When
+   * the database refuses the data of its rows (`isDataRefusal`), the halves are written apart until
+   * the refusing record stands alone: it answers `internal`, every other record is written. Any other
+   * failure (an outage, a rolled-back conflict, a broken schema), or any failure of a one-record
+   * request, concerns the request: thrown.
+   */
+  async function write(sql: Sql, group: readonly Pending[], w: Write): Promise<void> {
+    // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
+    const history = w.scope.dryRun ? null : w.scope.history;
+    const chosen = history ? recording : statement;
+    const params = chosen.params({
+      tenantId: w.scope.tenant.id,
+      now: w.scope.now,
+      syncRunTime: w.syncRunTime,
+      present: group[0]!.present,
+      rows: group.map((p) => p.row),
+      history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId } : undefined,
+    });
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
+    } catch (thrown) {
+      if (!isDataRefusal(thrown) || w.single) throw thrown;
+      const [first] = group;
+      if (group.length === 1) {
+        w.scope.log.error({ err: thrown, kind: spec.kind, permalink: first!.row.permalink }, 'record refused by the database');
+        w.results[first!.index] = { ok: false, error: recordNotStored(first!.row.permalink) };
         return;
       }
-      const read = chosen.read(rows, group.length);
-      read.forEach((result, i) => {
-        const p = group[i]!;
-        results[p.index] = outcomeOf(p.row, result);
-      });
-      if (!scope.dryRun) scope.statistics.wrote(spec.table, scope.tenant.id, read.filter((result) => result.inserted !== null).length);
+      const half = Math.ceil(group.length / 2);
+      await write(sql, group.slice(0, half), w);
+      await write(sql, group.slice(half), w);
+      return;
     }
+    const read = chosen.read(rows, group.length);
+    read.forEach((result, i) => (w.results[group[i]!.index] = outcomeOf(group[i]!.row, result)));
+    if (!w.scope.dryRun) w.scope.statistics.wrote(spec.table, w.scope.tenant.id, read.filter((result) => result.inserted !== null).length);
+  }
 
+  /** Step 4, outcome: what the statement did with a row, as the contract words it (or the parent_not_found error). */
+  function outcomeOf(row: UpsertRow, result: RowResult): RecordResult {
+    const { permalink } = row;
+    const unknownFields = Object.keys(row.extra);
+    const suggestions = unknownFields.length ? hints.suggestions(unknownFields.filter((field) => !queryParameters.includes(field))) : [];
+    const outcome = (status: UpsertStatus, message: string, phase?: Pick<UpsertOutcome, 'phase'>): RecordResult => ({
+      ok: true,
+      outcome: { status, message: message + hintFor(unknownFields) + suggestionSentence(suggestions), permalink, unknownFields, suggestions, ...phase },
+    });
+    const missing = parents.flatMap((parent, i) =>
+      result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
+    );
+    if (missing.length) {
+      const fields = missing.map((m) => m.field).join(', ');
+      return { ok: false, error: new AppError('parent_not_found', `The ${lower} references a record that does not exist: ${fields}.`, missing) };
+    }
+    if (result.tombstone) {
+      return result.tombstone === 'skipped'
+        ? outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept (not deleted).`)
+        : outcome('processed', `${spec.label} ${permalink} ${tombstoneMessages[result.tombstone]}.`);
+    }
+    if (result.inserted === null) {
+      return action === 'create'
+        ? outcome('duplicate', `${spec.label} ${permalink} was already received; the stored record is unchanged.`)
+        : outcome('skipped', `${spec.label} ${permalink} changed after sync_run_time; the stored record was kept.`);
+    }
+    // A phased kind's written row tells the phase its status maps to (the answer shows it).
+    const phase = result.phase === undefined ? undefined : { phase: result.phase };
+    return outcome('processed', `${spec.label} ${permalink} processed (${result.inserted ? 'created' : 'updated'}).`, phase);
+  }
+
+  function report(scope: IngestScope, results: readonly ReportedResult[]) {
+    reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now, dryRun: scope.dryRun }, results);
+  }
+
+  const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
+    result.ok
+      ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
+      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(spec, input), body: input instanceof UnreadableRecord ? input.body : input };
+
+  /**
+   * The records of one request, in order: validate → plan → write → outcome, each reported to ingest
+   * accounting. A dry run runs the very same statements in one transaction that is rolled back (each
+   * under a savepoint, so a refused one fails alone as in autocommit) and numbers no event. A failure
+   * of the database itself (503/500) is reported for every record not yet written and thrown, since
+   * the request cannot be answered record by record.
+   */
+  async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
+    const { results, pending } = validateAll(scope, records, options.requestIssues ?? []);
+    const groups = plan(pending);
+    const w: Write = { scope, syncRunTime: options.syncRunTime ?? null, results, single: records.length === 1 };
     const writeAll = async (sql: Sql) => {
-      for (const group of statements) await write(sql, group);
+      for (const group of groups) await write(sql, group, w);
     };
     try {
       // A dry run with nothing valid to write opens no transaction.
       if (!scope.dryRun) await writeAll(scope.db.sql);
-      else if (statements.length) await scope.db.rehearse(writeAll);
+      else if (groups.length) await scope.db.rehearse(writeAll);
     } catch (thrown) {
       const error = toAppError(thrown);
       report(
@@ -296,21 +321,14 @@ export function createIngestion<Kind extends RecordKind>(spec: RecordSpec<Kind>)
     return done;
   }
 
-  const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
-    result.ok
-      ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
-      : { outcome: 'rejected', error: result.error, permalink: permalinkOf(input), body: input };
-
   return {
-    spec,
-    honoursSyncRunTime,
     ingest,
     /**
      * Reports a request rejected before its records could be read (its `Service-Ingest-Source`,
-     * content type, size or JSON): one rejection, with the record's permalink when the body has one.
+     * content type, size, JSON or envelope): one rejection, with the record's permalink when the body has one.
      */
     rejectRequest(scope: IngestScope, thrown: unknown, body?: unknown) {
-      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(body), body }]);
+      report(scope, [{ outcome: 'rejected', error: toAppError(thrown), permalink: permalinkOf(spec, body), body }]);
     },
   };
 }

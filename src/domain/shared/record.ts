@@ -5,8 +5,8 @@
  * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/upsert-statement.js';
-import { meaningOf } from './fields.js';
+import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/record-statements.js';
+import { camelCase, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
 export interface ParentSpec<Field extends string = string> extends ParentColumn {
@@ -16,12 +16,10 @@ export interface ParentSpec<Field extends string = string> extends ParentColumn 
   idField?: string;
 }
 
-/** The REST names of a kind: `POST /api/v1/<collection>/<action>` (and `/bulk_<action>`). */
+/** The REST names of a kind: its operations are `POST /api/v1/<collection>/<action>` (and `/bulk_<action>`). */
 export interface RestNames {
   collection: string;
-  /** `upsert` for records that change, `create` for append-only ones, `delete` for a kind's delete operation (`delete.ts`). */
-  action: 'upsert' | 'create' | 'delete';
-  summary: string;
+  /** What the kind's write (its upsert or create) does, for the OpenAPI document. */
   description: string;
 }
 
@@ -32,13 +30,14 @@ export interface GraphqlNames {
    * cache keeps their answers until the tenant's data changes.
    */
   rootFields: readonly string[];
+  /** The write's input type (`LoadInput`); a delete's is `<Model>DeleteInput`. */
   input: string;
+  /** The write's mutation (`upsertLoad`, `createLoadUpdate`); a delete's is `delete<Model>`. */
   mutation: string;
+  /** What the write mutation does (the operation adds which REST route it shares its service with). */
   description: string;
   /** GraphQL enum name per enum field (default: the field name in PascalCase). */
   enumNames?: Record<string, string>;
-  /** What the input's `extra` becomes, when not the record's `extra` (a delete keeps it in payload history only). */
-  extraDescription?: string;
 }
 
 type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
@@ -97,14 +96,48 @@ export function defineRecord<
   return spec;
 }
 
+/** An ingestion action: what an operation of a kind does with each record. */
+export type IngestAction = 'upsert' | 'create' | 'delete';
+
+/**
+ * How an operation treats the caller's `sync_run_time`: `honoured` (a stored record fresher than it is
+ * left alone), `ignored` (accepted and not used: carriers have no freshness guard), `absent` (not taken).
+ */
+export type SyncRunTimeUse = 'honoured' | 'ignored' | 'absent';
+
+/**
+ * What a kind's freshness mode means for its operations, read here only (the SQL statements read
+ * `freshness` for their own clauses): its actions (the write first) and its use of `sync_run_time`.
+ */
+const freshnessRules: Readonly<Record<Freshness, { actions: readonly IngestAction[]; syncRunTime: SyncRunTimeUse }>> = {
+  sync_run_time: { actions: ['upsert', 'delete'], syncRunTime: 'honoured' },
+  none: { actions: ['upsert', 'delete'], syncRunTime: 'ignored' },
+  append_only: { actions: ['create'], syncRunTime: 'absent' },
+};
+
+/** The actions a kind takes: `upsert` and `delete` for records that change, `create` only for append-only ones. */
+export const actionsOf = (spec: RecordSpec): readonly IngestAction[] => freshnessRules[spec.freshness].actions;
+
+/** The kind's write: `upsert`, or `create` for an append-only kind. */
+export const writeActionOf = (spec: RecordSpec): IngestAction => actionsOf(spec)[0]!;
+
+/** How the kind's operations treat `sync_run_time`. */
+export const syncRunTimeUseOf = (spec: RecordSpec): SyncRunTimeUse => freshnessRules[spec.freshness].syncRunTime;
+
 /** The REST path of a kind's single-record route: `POST /api/v1/<collection>/<action>`. */
-export const restPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/${spec.rest.action}`;
+export const restPath = (spec: RecordSpec, action = writeActionOf(spec)) => `/api/v1/${spec.rest.collection}/${action}`;
 
 /** The REST path of a kind's bulk route: `POST /api/v1/<collection>/bulk_<action>`. */
-export const bulkRestPath = (spec: RecordSpec) => `/api/v1/${spec.rest.collection}/bulk_${spec.rest.action}`;
+export const bulkRestPath = (spec: RecordSpec, action = writeActionOf(spec)) => `/api/v1/${spec.rest.collection}/bulk_${action}`;
 
-/** The GraphQL name of a kind's bulk mutation: `upsertLoad` → `bulkUpsertLoads`, `createLoadUpdate` → `bulkCreateLoadUpdates`. */
-export const bulkMutationName = (spec: RecordSpec) => `bulk${spec.graphql.mutation[0]!.toUpperCase()}${spec.graphql.mutation.slice(1)}s`;
+/** The GraphQL name of a kind's single-record mutation: the write's declared name, `delete<Model>` for its delete. */
+export const mutationName = (spec: RecordSpec, action = writeActionOf(spec)) => (action === 'delete' ? `delete${spec.model}` : spec.graphql.mutation);
+
+/** The GraphQL name of a bulk mutation: `upsertLoad` → `bulkUpsertLoads`, `createLoadUpdate` → `bulkCreateLoadUpdates`, `deleteLoad` → `bulkDeleteLoads`. */
+export const bulkMutationName = (spec: RecordSpec, action = writeActionOf(spec)) => {
+  const single = mutationName(spec, action);
+  return `bulk${single[0]!.toUpperCase()}${single.slice(1)}s`;
+};
 
 /** The table a record kind is written to, as the SQL builders see it. */
 export function tableOf(spec: RecordSpec): RecordTable {
@@ -117,8 +150,6 @@ export function tableOf(spec: RecordSpec): RecordTable {
     phase: spec.phase && { statusColumn: spec.columns[spec.phase.from]!.column, withoutStatus: spec.phase.withoutStatus },
   };
 }
-
-const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, char: string) => char.toUpperCase());
 
 /**
  * The body fields a kind stores in a column of its own, by column: its permalink (column `permalink`)

@@ -33,11 +33,31 @@ function sentAs(suggestion: FieldSuggestion | undefined): string {
     : ` (the body has ${suggestion.field}: did you mean ${suggestion.didYouMean}?)`;
 }
 
+type Range = { min: number; max: number };
+
+/** The bounds of a number field (`z.number().min(a).max(b)`, wrapped in nullable/optional), or none. */
+function rangeOf(schema: z.ZodType): Range | undefined {
+  let inner = schema as z.ZodType & { unwrap?: () => z.ZodType; minValue?: number | null; maxValue?: number | null };
+  while (typeof inner.unwrap === 'function') inner = inner.unwrap();
+  return typeof inner.minValue === 'number' && typeof inner.maxValue === 'number' ? { min: inner.minValue, max: inner.maxValue } : undefined;
+}
+
+/** A number's range issue, in our words: the field's whole range when it has one, else the bound it broke. */
+function rangeIssue(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, range: Range | undefined): string {
+  if (range) return `must be between ${range.min} and ${range.max}`;
+  return issue.code === 'too_small' ? `must be at least ${String(issue.minimum)}` : `must be at most ${String(issue.maximum)}`;
+}
+
+/**
+ * A zod issue as the service words it: every kind of issue a body field can have (presence, type,
+ * number range, length, date-time format, enum value) gets our sentence, never the validator's.
+ */
 function describeIssue(
   issue: z.core.$ZodIssue,
   input: Record<string, unknown>,
   nullable: ReadonlySet<string>,
   meant: ReadonlyMap<string, FieldSuggestion>,
+  ranges: ReadonlyMap<string, Range>,
 ): FieldIssue {
   const field = issue.path.map(String).join('.');
   const [key] = issue.path;
@@ -48,15 +68,28 @@ function describeIssue(
   if (issue.code === 'invalid_type' && issue.expected !== 'nullable') {
     return { field, issue: `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`} or null` };
   }
-  if (issue.code === 'too_big' && issue.origin === 'string') return { field, issue: `must be at most ${issue.maximum} characters` };
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'number' || issue.origin === 'int')) {
+    return { field, issue: rangeIssue(issue, typeof key === 'string' && issue.path.length === 1 ? ranges.get(key) : undefined) };
+  }
+  if (issue.code === 'too_big' && issue.origin === 'string') return { field, issue: `must be at most ${String(issue.maximum)} characters` };
+  if (issue.code === 'too_small' && issue.origin === 'string') {
+    return { field, issue: Number(issue.minimum) === 1 ? 'must not be empty' : `must be at least ${String(issue.minimum)} characters` };
+  }
+  if (issue.code === 'invalid_value') return { field, issue: `must be one of ${issue.values.map(String).join(', ')}` };
   if (issue.code === 'invalid_format' && issue.format === 'datetime') {
     return { field, issue: 'must be an ISO 8601 date-time with a zone, e.g. 2026-05-01T14:00:00Z' };
   }
   return { field, issue: issue.message };
 }
 
+/** One issue per field: the first rule it breaks (type before format before range), in the order found. */
+function onePerField(issues: FieldIssue[]): FieldIssue[] {
+  const seen = new Set<string>();
+  return issues.filter(({ field }) => !seen.has(field) && seen.add(field));
+}
+
 /** The permalink fields of a spec: its own, its parents' and any other `*_permalink` field but the tenant slug. */
-function permalinkFields(spec: RecordSpec): string[] {
+function permalinkFields(spec: Pick<RecordSpec, 'body'>): string[] {
   const shape = (spec.body as unknown as z.ZodObject).shape;
   return Object.keys(shape).filter((f) => f.endsWith('_permalink') && f !== 'company_permalink');
 }
@@ -93,15 +126,20 @@ export function nulIssues(value: unknown, path = ''): FieldIssue[] {
   });
 }
 
-/** Compiles the validator of one record kind (field lists are computed once). */
-export function createValidator(spec: RecordSpec) {
+/** Compiles the validator of one record body (a kind's, or its delete's; field lists are computed once). */
+export function createValidator(spec: Pick<RecordSpec, 'body'>) {
   const permalinks = permalinkFields(spec);
   const shape = (spec.body as unknown as z.ZodObject).shape as Record<string, z.ZodType>;
   const known = new Set(Object.keys(shape));
   const nullable = new Set(Object.keys(shape).filter((field) => shape[field]!.safeParse(null).success));
+  const ranges = new Map<string, Range>();
+  for (const [field, schema] of Object.entries(shape)) {
+    const range = rangeOf(schema);
+    if (range) ranges.set(field, range);
+  }
   const hints = createFieldHints(spec);
 
-  return function validateRecord(tenant: TenantRef, input: unknown, options: { syncRunTime?: Date | null; now: Date }): Validation {
+  return function validateRecord(tenant: TenantRef, input: unknown): Validation {
     if (!isPlainObject(input)) return { ok: false, issues: [{ field: '(body)', issue: 'must be a JSON object' }], suggestions: [] };
     const company = input.company_permalink;
     if (typeof company === 'string' && company !== tenant.slug) {
@@ -117,7 +155,7 @@ export function createValidator(spec: RecordSpec) {
     const suggestions = parsed.success ? [] : hints.suggestions(Object.keys(extra));
     if (!parsed.success) {
       const meant = new Map(suggestions.map((s) => [s.didYouMean, s]));
-      issues.push(...parsed.error.issues.map((i) => describeIssue(i, input, nullable, meant)));
+      issues.push(...parsed.error.issues.map((i) => describeIssue(i, input, nullable, meant, ranges)));
     }
     for (const field of permalinks) {
       const value = input[field];
@@ -125,10 +163,8 @@ export function createValidator(spec: RecordSpec) {
       const issue = permalinkIssue(field, value, tenant.slug);
       if (issue) issues.push(issue);
     }
-    const skew = syncRunTimeIssue(options.syncRunTime, options.now);
-    if (skew) issues.push(skew);
     issues.push(...nulIssues(extra));
-    if (issues.length) return { ok: false, issues, suggestions: parsed.success ? hints.suggestions(Object.keys(extra)) : suggestions };
+    if (issues.length) return { ok: false, issues: onePerField(issues), suggestions: parsed.success ? hints.suggestions(Object.keys(extra)) : suggestions };
     return { ok: true, record: { body: parsed.data as Record<string, unknown>, extra } };
   };
 }

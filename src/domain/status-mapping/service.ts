@@ -10,8 +10,13 @@ import { Phase as Phases } from '../../db/generated/prisma/enums.js';
 
 export const phases = Object.values(Phases) as Phase[];
 
-/** The comparison key of a status: trimmed, lower case. */
-const statusKey = (status: string) => status.trim().toLowerCase();
+/**
+ * The one rule for "these two statuses are the same": equal keys, the status trimmed of spaces and
+ * lower-cased. The database has it as `status_key(text)` (migration `load_status_key`), which keys
+ * each stored load (`loads.status_key`) and the phase lookup of every write; the mappings and the
+ * load filter (`loads(filter: { status })`) key their argument here, with the same steps.
+ */
+export const statusKey = (status: string) => status.replace(/^ +| +$/g, '').toLowerCase();
 
 function requireStatus(status: string) {
   const key = statusKey(status);
@@ -29,9 +34,9 @@ export async function listStatusMappings(db: Database, tenantId: string) {
 /** Re-phases every load and load update of the tenant whose status has the given key. */
 async function rephase(tx: Pick<Database['prisma'], '$executeRaw'>, tenantId: string, key: string, phase: Phase, now: Date) {
   await tx.$executeRaw`UPDATE loads SET phase = ${phase}::"Phase", changed_at = ${now}
-    WHERE tenant_id = ${tenantId}::uuid AND lower(btrim(status)) = ${key} AND phase <> ${phase}::"Phase"`;
+    WHERE tenant_id = ${tenantId}::uuid AND status_key = ${key} AND phase <> ${phase}::"Phase"`;
   await tx.$executeRaw`UPDATE load_updates SET phase = ${phase}::"Phase"
-    WHERE tenant_id = ${tenantId}::uuid AND lower(btrim(status)) = ${key} AND phase IS DISTINCT FROM ${phase}::"Phase"`;
+    WHERE tenant_id = ${tenantId}::uuid AND status_key(status) = ${key} AND phase IS DISTINCT FROM ${phase}::"Phase"`;
 }
 
 /** Maps a TMS status to a phase (creating or replacing the mapping) and re-phases stored records. */

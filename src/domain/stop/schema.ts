@@ -78,15 +78,13 @@ export const stopRecord = defineRecord({
   freshness: 'sync_run_time',
   rest: {
     collection: 'stops',
-    action: 'upsert',
-    summary: 'Upsert a stop',
     description: 'Creates or updates one pickup or delivery. The parent leg must exist.',
   },
   graphql: {
     rootFields: ['stop'],
     input: 'StopInput',
     mutation: 'upsertStop',
-    description: 'Creates or updates a stop by its permalink; the same service as `POST /api/v1/stops/upsert`.',
+    description: 'Creates or updates a stop by its permalink.',
     enumNames: { stop_type: 'StopType' },
   },
   columns: {

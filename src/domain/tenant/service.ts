@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
-import type { IngestSourceName } from '../ingest-health/events.js';
+import type { IngestSourceName } from '../ingest-health/report.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 
 /** Slugs are the suffix of every permalink: lowercase letters, digits and inner hyphens. */

@@ -1,11 +1,13 @@
 /**
  * One HTTP attempt of a webhook: POST the body with its headers, wait at most `timeoutMs` for the
  * whole answer, never follow a redirect (a 3xx is a failed attempt), and connect only to public
- * addresses unless private networks are allowed. Any 2xx is a success.
+ * addresses unless private networks are allowed. Any 2xx is a success. While tracing is on
+ * (observability/tracing.ts), each attempt is a CLIENT span and carries its W3C `traceparent`.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { tracing } from '../../observability/tracing.js';
 import { guardedLookup, hostOf, isPublicAddress, RefusedAddressError } from './network-guard.js';
 
 export interface SendOptions {
@@ -26,6 +28,17 @@ const maxResponseBytes = 64 * 1024;
 
 export function sendWebhook(target: string, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptResult> {
   const url = new URL(target);
+  const tracer = tracing();
+  if (!tracer) return attempt(url, headers, body, options);
+  const attributes = { 'tms.webhook.id': headers['webhook-id'] };
+  return tracer.outgoing(
+    { url, method: 'POST', headers, attributes },
+    (traced) => attempt(url, traced, body, options),
+    (result) => result,
+  );
+}
+
+function attempt(url: URL, headers: Record<string, string>, body: string, options: SendOptions): Promise<AttemptResult> {
   const host = hostOf(url);
   if (!options.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) {
     return Promise.resolve({

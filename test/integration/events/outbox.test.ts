@@ -176,7 +176,7 @@ describe('load events', { timeout: 120_000 }, () => {
 
     const events = await eventsOf(testApp, tenant.id, start);
     const stored = records.filter((r) => r !== again);
-    // Rows are stored in the order of their load's permalink, then their own (db/upsert-statement.ts).
+    // Rows are stored in the order of their load's permalink, then their own (db/record-statements.ts).
     const order = (r: Body) => `${r.native_system_load_permalink as string} ${r.native_system_load_update_permalink as string}`;
     expect(events.map((e) => [e.type, e.loadPermalink, e.data.update.permalink])).toEqual(
       [...stored]

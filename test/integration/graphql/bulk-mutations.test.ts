@@ -5,7 +5,7 @@
  */
 import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
 import { bulkMutationName, bulkRestPath } from '../../../src/domain/shared/record.js';
-import { camelCase } from '../../../src/graphql/zod-input.js';
+import { camelCase } from '../../../src/domain/shared/fields.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
@@ -32,7 +32,7 @@ interface BulkResult {
   index: number;
   status: string | null;
   message: string | null;
-  permalink: string;
+  permalink: string | null;
   unknownFields: string[];
   error: { code: string; message: string; details: { field: string; issue: string }[] | null } | null;
 }
@@ -64,15 +64,17 @@ async function restBulk(api: Api, kind: Kind, records: Body[], query = '') {
 /**
  * A REST bulk result as GraphQL answers it: outcome fields in camelCase and the status in UPPER_CASE;
  * an error's fields named as the input names them (a validation_failed message lists those names).
+ * Its `index` and `permalink` are REST's (an error result's permalink is the one the record sent).
  */
-function asGraphql(result: Body, index: number, permalink: string) {
+function asGraphql(result: Body) {
+  const { index } = result;
   if ('error' in result) {
     const error = result.error as { code: string; message: string; details?: { field: string; issue: string }[] };
     return {
       index,
       status: null,
       message: null,
-      permalink,
+      permalink: result.permalink ?? null,
       unknownFields: [],
       error: {
         code: error.code,
@@ -145,7 +147,8 @@ describe('GraphQL bulk mutations', () => {
       // The same records again by REST, then by GraphQL: both see the same stored state.
       const rest = await restBulk(api, kind, records);
       const again = await bulk(api, kind, records);
-      expect(again).toEqual(rest.map((r, i) => asGraphql(r, i, permalinks[i]!)));
+      expect(again).toEqual(rest.map(asGraphql));
+      expect(rest.map((r) => [r.index, r.permalink])).toEqual(permalinks.map((permalink, i) => [i, permalink]));
       expect(again[0]!.status).toBe(append ? 'DUPLICATE' : 'PROCESSED');
     },
   );
@@ -224,6 +227,28 @@ describe('GraphQL bulk mutations', () => {
       permalink: bad.native_system_load_permalink,
       error: { code: 'validation_failed', details: [{ field: 'extra.bolNumber', issue: expect.any(String) }] },
     });
+  });
+
+  test('a syncRunTime more than 5 minutes ahead of the service clock refuses the mutation whole, as REST does; nothing is written', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
+    // The test clock runs 1 hour ahead: the rule reads the service clock, not the machine's.
+    testApp.clock.advance(3_600_000);
+    try {
+      const now = testApp.clock.now().getTime();
+      const records = [loadBody(tenant), loadBody(tenant)];
+      const inputs = records.map((record) => inputOf('load', record));
+      const { error, data } = await gqlError(api, bulkMutation('load'), { inputs, syncRunTime: new Date(now + 6 * 60_000).toISOString() });
+      expect(error.extensions).toEqual({ code: 'validation_failed', details: [{ field: 'sync_run_time', issue: expect.stringMatching(/5 minutes/) }] });
+      expect(data).toBeNull();
+      expect(await testApp.database.db.prisma.load.count({ where: { tenantId: tenant.id } })).toBe(0);
+      const near = await bulk(api, 'load', records, { syncRunTime: new Date(now + 4 * 60_000).toISOString() });
+      expect(near.map((r) => r.status)).toEqual(['PROCESSED', 'PROCESSED']);
+    } finally {
+      testApp.clock.advance(-3_600_000);
+    }
   });
 
   test('0 and 1,001 inputs are refused whole, naming inputs; nothing is written', async ({ api, tenant, testApp }) => {

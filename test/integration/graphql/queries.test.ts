@@ -177,6 +177,21 @@ describe('loads(filter)', () => {
     expect(permalinksOf(await gqlData(api, loadsQuery, { filter: { changedSince: since } }))).toEqual([later.native_system_load_permalink]);
     expect(permalinksOf(await gqlData(api, loadsQuery, { filter: { changedSince: since, phase: ['DELIVERED'] } }))).toEqual([]);
   });
+
+  test('status: a load is found by the status its phase was mapped from, however the TMS padded or cased it', async ({ api, tenant }) => {
+    await gqlData(api, `mutation { setStatusMapping(status: "Picked Up", phase: IN_TRANSIT) { phase } }`);
+    const padded = await seed(api, routes.load, loadBody(tenant, { native_system_load_status: '  Picked Up ' }));
+    const shouted = await seed(api, routes.load, loadBody(tenant, { native_system_load_status: 'PICKED UP' }));
+    await seed(api, routes.load, loadBody(tenant, { native_system_load_status: 'Picked' }));
+    const mapped = [padded, shouted].map((l) => l.native_system_load_permalink).sort();
+
+    // The mapping took both for "Picked Up"…
+    expect(permalinksOf(await gqlData(api, loadsQuery, { filter: { phase: ['IN_TRANSIT'] } }))).toEqual(mapped);
+    // …and so does the status filter, whichever way the status is asked for.
+    for (const status of ['Picked Up', ' picked up  ', '  Picked Up ']) {
+      expect(permalinksOf(await gqlData(api, loadsQuery, { filter: { status } })), status).toEqual(mapped);
+    }
+  });
 });
 
 describe('loadLeg, stop, carrier', () => {

@@ -23,23 +23,43 @@ async function ask(api: Api, query = board, headers?: Record<string, string>) {
   return { cache: res.headers.get('x-response-cache'), data: res.body.data };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Waits until the app has taken every notification committed so far (a sequencing pass NOTIFYs after
- * its write has answered, and a late one would drop the next answer): a NOTIFY of a marker arrives
- * after them, in commit order. Before the app listens (its first cached answer) none can arrive.
+ * Resolves once the app's change listener has taken every notification committed so far (a write's
+ * sequencing pass NOTIFYs before the write answers): a NOTIFY of a marker, sent now, arrives after
+ * them, in commit order, and the listener hands each notification to every observer in turn. Fails
+ * if the marker never arrives.
  */
 async function notificationsTaken(testApp: TestApp) {
   const marker = randomUUID();
-  const before = testApp.app.dataVersions.of(marker);
+  let taken!: () => void;
+  const arrived = new Promise<void>((resolve) => (taken = resolve));
+  await testApp.app.services.events.watch({ changed: (tenantId) => tenantId === marker && taken(), reconnected: () => {} });
   await testApp.database.db.sql.query("SELECT pg_notify('load_events', $1)", [marker]);
-  const deadline = Date.now() + 2000;
-  while (testApp.app.dataVersions.of(marker) === before && Date.now() < deadline) await sleep(5);
+  await within(arrived, 10_000, 'the NOTIFY of a marker never reached the app');
+}
+
+/** Resolves once `testApp`'s change listener is told of a change of `tenantId` (call before the write). */
+async function changeOf(testApp: TestApp, tenantId: string) {
+  let told!: () => void;
+  const changed = new Promise<void>((resolve) => (told = resolve));
+  await testApp.app.services.events.watch({ changed: (id) => id === tenantId && told(), reconnected: () => {} });
+  return () => within(changed, 10_000, `no change of tenant ${tenantId} reached the instance`);
+}
+
+/** `promise`, or a failure naming what did not happen once `ms` have passed. */
+async function within<T>(promise: Promise<T>, ms: number, failure: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(failure)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 describe('response cache', { timeout: 120_000 }, () => {
   test('a repeated query is a hit; every write path of the tenant drops its answers before it answers', async ({ testApp, api, tenant }) => {
+    testApp.clock.freeze(); // an answer's age moves only when a test says so (a loaded machine is slow)
     const { carrier, load, leg, stop } = await seedLoadTree(api, tenant);
     await notificationsTaken(testApp);
     const first = await ask(api);
@@ -90,6 +110,7 @@ describe('response cache', { timeout: 120_000 }, () => {
   });
 
   test('identical requests arriving while an answer is computed share that one computation', async ({ testApp, api, tenant }) => {
+    testApp.clock.freeze(); // an answer's age moves only when a test says so (a loaded machine is slow)
     await seedLoadTree(api, tenant);
     await notificationsTaken(testApp);
     const pages: string[] = [];
@@ -109,6 +130,7 @@ describe('response cache', { timeout: 120_000 }, () => {
   });
 
   test("tenants never share answers, and one tenant's writes keep the other's", async ({ testApp, api, otherApi, tenant, otherTenant }) => {
+    testApp.clock.freeze(); // an answer's age moves only when a test says so (a loaded machine is slow)
     await seed(api, routes.load, loadBody(tenant));
     await notificationsTaken(testApp);
     await ask(api);
@@ -123,6 +145,7 @@ describe('response cache', { timeout: 120_000 }, () => {
   });
 
   test('Cache-Control: no-cache skips it; other queries, failed ones and RESPONSE_CACHE_TTL_MS=0 are never cached', async ({ testApp, api, tenant }) => {
+    testApp.clock.freeze(); // an answer's age moves only when a test says so (a loaded machine is slow)
     await seedLoadTree(api, tenant);
     await notificationsTaken(testApp);
     await ask(api);
@@ -152,10 +175,12 @@ describe('response cache', { timeout: 120_000 }, () => {
   });
 
   test("another instance's writes: change events drop answers at once (NOTIFY); event-less writes show within the TTL", async ({ testApp, api, tenant }) => {
+    testApp.clock.freeze(); // an answer's age moves only when a test says so (a loaded machine is slow)
     const { carrier, load } = await seedLoadTree(api, tenant);
     // `patient` would keep an answer 10 minutes without a notification; `brief` 300 ms.
     const patient = await secondInstance(testApp, { RESPONSE_CACHE_TTL_MS: '600000' });
     const brief = await secondInstance(testApp, { RESPONSE_CACHE_TTL_MS: '300' });
+    brief.app.clock.freeze();
     try {
       const patientApi = apiFor(patient.app, tenant.apiKey);
       const briefApi = apiFor(brief.app, tenant.apiKey);
@@ -163,13 +188,11 @@ describe('response cache', { timeout: 120_000 }, () => {
       expect((await ask(patientApi)).cache).toBe('hit');
 
       // A load write on this instance records load.changed; its sequencing pass NOTIFYs every instance.
+      const patientTold = await changeOf(patient.app, tenant.id);
       await seed(api, routes.load, { ...load, native_system_load_status: 'Delivered' });
-      const deadline = Date.now() + 20_000;
-      let seen = await ask(patientApi);
-      while (seen.data.loads.edges[0].node.status !== 'Delivered' && Date.now() < deadline) {
-        await sleep(20);
-        seen = await ask(patientApi);
-      }
+      await patientTold();
+      const seen = await ask(patientApi);
+      expect(seen.cache).toBe('miss');
       expect(seen.data.loads.edges[0].node.status).toBe('Delivered');
 
       // A carrier rename records no event: the patient instance keeps its answer…
@@ -179,8 +202,9 @@ describe('response cache', { timeout: 120_000 }, () => {
       const kept = await ask(patientApi);
       expect(kept.cache).toBe('hit');
       expect(kept.data.loads.edges[0].node.legs[0].carrier.name).toBe(carrier.carrier_name);
-      // …and an instance with a 300 ms TTL recomputes after it.
-      await sleep(350);
+      // …and so does an instance with a 300 ms TTL, until its clock has moved 300 ms on.
+      expect((await ask(briefApi)).cache).toBe('hit');
+      brief.app.clock.advance(300);
       const fresh = await ask(briefApi);
       expect(fresh.cache).toBe('miss');
       expect(fresh.data.loads.edges[0].node.legs[0].carrier.name).toBe('Renamed Carrier');

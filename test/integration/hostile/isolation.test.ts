@@ -16,8 +16,8 @@ import { introspect, resolveRef as resolveSchema, restOperations, selection, typ
 import { kindOf } from '../../../src/http/route.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { errorCodes } from '../../../src/errors.js';
-import { bulkMutationName } from '../../../src/domain/shared/record.js';
-import { deleteSpecOf, isDeletable } from '../../../src/domain/shared/delete.js';
+import { actionsOf, bulkMutationName } from '../../../src/domain/shared/record.js';
+import { operationOf } from '../../../src/domain/ingestions.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;
@@ -183,24 +183,27 @@ const graphqlSweep: Record<string, () => Probe[]> = {
   ),
   // Deletes: A's permalink, single and in a batch of one (its permalink names A's tenant: refused as for a permalink that names nothing).
   ...Object.fromEntries(
-    recordSpecs.filter(isDeletable).flatMap((kind) => {
-      const spec = deleteSpecOf(kind);
-      const input = () => toInput({ [spec.permalinkField]: aBodies[spec.kind]![spec.permalinkField] });
-      const { mutation, input: type } = spec.graphql;
-      const bulk = bulkMutationName(spec);
-      return [
-        [mutation, () => [{ query: `mutation ($input: ${type}!) { ${mutation}(input: $input) { status message permalink } }`, variables: { input: input() } }]],
-        [
-          bulk,
-          () => [
-            {
-              query: `mutation ($inputs: [${type}!]!) { ${bulk}(inputs: $inputs) { index status message error { code message } } }`,
-              variables: { inputs: [input()] },
-            },
+    recordSpecs
+      .filter((spec) => actionsOf(spec).includes('delete'))
+      .flatMap((spec) => {
+        const input = () => toInput({ [spec.permalinkField]: aBodies[spec.kind]![spec.permalinkField] });
+        const { mutation, input: type, bulkMutation: bulk } = operationOf(spec.kind, 'delete').graphql;
+        return [
+          [
+            mutation,
+            () => [{ query: `mutation ($input: ${type}!) { ${mutation}(input: $input) { status message permalink } }`, variables: { input: input() } }],
           ],
-        ],
-      ];
-    }),
+          [
+            bulk,
+            () => [
+              {
+                query: `mutation ($inputs: [${type}!]!) { ${bulk}(inputs: $inputs) { index status message error { code message } } }`,
+                variables: { inputs: [input()] },
+              },
+            ],
+          ],
+        ];
+      }),
   ),
   editLoad: () => [
     {

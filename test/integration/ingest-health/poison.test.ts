@@ -9,7 +9,7 @@ import { carrierBody, routes, seed } from '../../factories/records.js';
 import { apiFor, loggingApp, type TestApp } from '../../helpers/app.js';
 import { storableText } from '../../../src/domain/ingest-health/recorder.js';
 import type { RecordKind } from '../../../src/domain/registry.js';
-import type { IngestOutcome } from '../../../src/domain/ingest-health/events.js';
+import type { IngestOutcome } from '../../../src/domain/ingest-health/report.js';
 
 async function storedCounts(testApp: TestApp, tenantId: string) {
   const rows = await testApp.database.db.prisma.ingestCount.groupBy({ by: ['outcome'], where: { tenantId }, _sum: { count: true } });

@@ -5,7 +5,6 @@
  * PostgreSQL; serialised on PGlite, where the same answers must hold).
  */
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { deleteSpecOf } from '../../../src/domain/shared/delete.js';
 import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
@@ -15,12 +14,12 @@ import { subscribeSse } from '../../helpers/sse.js';
 import { createEndpoint, describe, expect, test } from '../webhooks/setup.js';
 
 const del = {
-  carrier: restPath(deleteSpecOf(recordSpecOf.carrier)),
-  load: restPath(deleteSpecOf(recordSpecOf.load)),
-  load_leg: restPath(deleteSpecOf(recordSpecOf.load_leg)),
-  stop: restPath(deleteSpecOf(recordSpecOf.stop)),
+  carrier: restPath(recordSpecOf.carrier, 'delete'),
+  load: restPath(recordSpecOf.load, 'delete'),
+  load_leg: restPath(recordSpecOf.load_leg, 'delete'),
+  stop: restPath(recordSpecOf.stop, 'delete'),
 };
-const bulkDeleteLoads = bulkRestPath(deleteSpecOf(recordSpecOf.load));
+const bulkDeleteLoads = bulkRestPath(recordSpecOf.load, 'delete');
 
 const deletedTypes = ['carrier.deleted', 'load.deleted', 'leg.deleted', 'stop.deleted'];
 const eventsQuery = `query ($types: [String!]) { loadEvents(first: 100, filter: { types: $types }) { edges { node { type loadPermalink data occurredAt } } } }`;

@@ -4,7 +4,6 @@
  * in TMS" link), the load board's SQL path and its Prisma twin, the response cache; except the
  * by-permalink reads with `includeDeleted: true`, which return the tombstone with `deletedAt`.
  */
-import { deleteSpecOf } from '../../../src/domain/shared/delete.js';
 import { loadFilterWhere } from '../../../src/domain/load/queries.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
 import { restPath } from '../../../src/domain/shared/record.js';
@@ -14,10 +13,10 @@ import { describe, expect, test } from '../../fixtures.js';
 import type { Api } from '../../helpers/app.js';
 
 const del = {
-  carrier: restPath(deleteSpecOf(recordSpecOf.carrier)),
-  load: restPath(deleteSpecOf(recordSpecOf.load)),
-  load_leg: restPath(deleteSpecOf(recordSpecOf.load_leg)),
-  stop: restPath(deleteSpecOf(recordSpecOf.stop)),
+  carrier: restPath(recordSpecOf.carrier, 'delete'),
+  load: restPath(recordSpecOf.load, 'delete'),
+  load_leg: restPath(recordSpecOf.load_leg, 'delete'),
+  stop: restPath(recordSpecOf.stop, 'delete'),
 };
 
 const noCache = { 'cache-control': 'no-cache' };

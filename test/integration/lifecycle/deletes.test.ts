@@ -4,8 +4,7 @@
  * parents, `sync_run_time`, tenancy and ingest accounting.
  */
 import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { deleteSpecOf, isDeletable } from '../../../src/domain/shared/delete.js';
-import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { actionsOf, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError } from '../../factories/graphql.js';
 import { describe, expect, test } from '../../fixtures.js';
@@ -14,9 +13,9 @@ import type { Api } from '../../helpers/app.js';
 type Body = Record<string, unknown>;
 type Tenant = { slug: string };
 
-const deletable = recordSpecs.filter(isDeletable);
-const deleteRoute = Object.fromEntries(deletable.map((spec) => [spec.kind, restPath(deleteSpecOf(spec))])) as Record<string, string>;
-const bulkDeleteRoute = Object.fromEntries(deletable.map((spec) => [spec.kind, bulkRestPath(deleteSpecOf(spec))])) as Record<string, string>;
+const deletable = recordSpecs.filter((spec) => actionsOf(spec).includes('delete'));
+const deleteRoute = Object.fromEntries(deletable.map((spec) => [spec.kind, restPath(spec, 'delete')])) as Record<string, string>;
+const bulkDeleteRoute = Object.fromEntries(deletable.map((spec) => [spec.kind, bulkRestPath(spec, 'delete')])) as Record<string, string>;
 
 /** A stored record of each deletable kind (with the parents it needs). */
 async function seedOne(api: Api, tenant: Tenant, kind: RecordKind): Promise<Body> {
@@ -36,7 +35,7 @@ async function storedDeletedAt(testApp: { database: { db: { prisma: any } } }, k
 
 describe('the routes and mutations exist for the four deletable kinds, not for load updates', () => {
   test('REST paths and GraphQL names', () => {
-    expect(deletable.map((spec) => [restPath(deleteSpecOf(spec)), bulkRestPath(deleteSpecOf(spec)), deleteSpecOf(spec).graphql.mutation])).toEqual([
+    expect(deletable.map((spec) => [restPath(spec, 'delete'), bulkRestPath(spec, 'delete'), mutationName(spec, 'delete')])).toEqual([
       ['/api/v1/carriers/delete', '/api/v1/carriers/bulk_delete', 'deleteCarrier'],
       ['/api/v1/loads/delete', '/api/v1/loads/bulk_delete', 'deleteLoad'],
       ['/api/v1/loadlegs/delete', '/api/v1/loadlegs/bulk_delete', 'deleteLoadLeg'],

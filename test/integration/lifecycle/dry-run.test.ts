@@ -90,20 +90,30 @@ describe('dry run on every REST ingestion route', { timeout: 240_000 }, () => {
   });
 });
 
-/** The by-permalink query of a kind (its first root field, when it takes a permalink). */
-const readBack: Partial<Record<RecordKind, string>> = { carrier: 'carrier', load: 'load', load_leg: 'loadLeg', stop: 'stop' };
+type Reader = (api: Api, permalink: string, body: Body) => Promise<unknown>;
 
-async function readRecord(api: Api, kind: RecordKind, body: Body) {
-  const permalink = body[recordSpecOf[kind].permalinkField] as string;
-  if (kind === 'load_update') {
+/** A record read back by its permalink through the query `field`. */
+const byPermalink =
+  (field: string): Reader =>
+  async (api, permalink) =>
+    (await gqlData(api, `query ($p: String!) { ${field}(permalink: $p) { permalink } }`, { p: permalink }))[field];
+
+/** How a record of each kind is read back over GraphQL (the type makes every kind name its reader). */
+const readBack: Record<RecordKind, Reader> = {
+  carrier: byPermalink('carrier'),
+  load: byPermalink('load'),
+  load_leg: byPermalink('loadLeg'),
+  stop: byPermalink('stop'),
+  // No query of its own: through its load.
+  load_update: async (api, permalink, body) => {
     const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { updates(first: 50) { permalink } } }`, {
       p: body.native_system_load_permalink,
     });
     return (data.load.updates as { permalink: string }[]).find((u) => u.permalink === permalink) ?? null;
-  }
-  const field = readBack[kind]!;
-  return (await gqlData(api, `query ($p: String!) { ${field}(permalink: $p) { permalink } }`, { p: permalink }))[field];
-}
+  },
+};
+
+const readRecord = (api: Api, kind: RecordKind, body: Body) => readBack[kind](api, body[recordSpecOf[kind].permalinkField] as string, body);
 
 const resultFields = 'status message permalink unknownFields phase dryRun';
 const bulkResultFields = 'index status message permalink unknownFields phase dryRun error { code message details { field issue } }';

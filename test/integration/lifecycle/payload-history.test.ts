@@ -8,8 +8,7 @@
 import { createPayloadPartitions } from '../../../src/db/payload-history.js';
 import { createPayloadHistoryMaintenance, payloadHistoryOf } from '../../../src/domain/payload-history/service.js';
 import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { deleteSpecOf, isDeletable } from '../../../src/domain/shared/delete.js';
-import { bulkMutationName, bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
 import { createLogger } from '../../../src/logger.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { gqlData, toInput, upsertMutations } from '../../factories/graphql.js';
@@ -123,7 +122,7 @@ describe('every kind, both transports, single and bulk', () => {
 /** A tombstone's history: read by permalink with `includeDeleted: true` (the only read that shows it). */
 const tombstoneHistory = (api: Api, kind: RecordKind, body: Body) => historyOf(api, kind, body, undefined, true);
 
-const deletableKinds = recordSpecs.filter(isDeletable).map((spec) => spec.kind);
+const deletableKinds = recordSpecs.filter((spec) => actionsOf(spec).includes('delete')).map((spec) => spec.kind);
 
 /** The delete body of a record: its permalink field only. */
 const deleteBodyOf = (kind: RecordKind, body: Body): Body => ({ [recordSpecOf[kind].permalinkField]: body[recordSpecOf[kind].permalinkField] });
@@ -131,12 +130,12 @@ const deleteBodyOf = (kind: RecordKind, body: Body): Body => ({ [recordSpecOf[ki
 describe('deletes keep their body too (every deletable kind, both transports, single and bulk)', () => {
   test.for(deletableKinds)('%s: REST delete and bulk_delete: processed, changed when deleted now, not when already deleted', async (kind, { api, tenant }) => {
     const make = await bodyMaker(api, tenant);
-    const spec = deleteSpecOf(recordSpecOf[kind]);
+    const spec = recordSpecOf[kind];
     const body = await seed(api, routes[kind], make(kind));
     const single = { zz_note: 'voided', ...deleteBodyOf(kind, body) };
-    const res = await api.post(restPath(spec), single, headers(`hist-del-${kind}`));
+    const res = await api.post(restPath(spec, 'delete'), single, headers(`hist-del-${kind}`));
     expect(res.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted/) });
-    const bulk = await api.post(bulkRestPath(spec), { records: [deleteBodyOf(kind, body)] }, headers(`hist-bulk-del-${kind}`));
+    const bulk = await api.post(bulkRestPath(spec, 'delete'), { records: [deleteBodyOf(kind, body)] }, headers(`hist-bulk-del-${kind}`));
     expect(bulk.body.results[0]).toMatchObject({ status: 'processed', message: expect.stringContaining('already deleted') });
 
     const history = await tombstoneHistory(api, kind, body);
@@ -153,18 +152,18 @@ describe('deletes keep their body too (every deletable kind, both transports, si
 
   test.for(deletableKinds)('%s: GraphQL delete and bulk delete mutations', async (kind, { api, tenant }) => {
     const make = await bodyMaker(api, tenant);
-    const spec = deleteSpecOf(recordSpecOf[kind]);
+    const spec = recordSpecOf[kind];
     const body = await seed(api, routes[kind], make(kind));
     const input = toInput(deleteBodyOf(kind, body));
     await gqlData(
       api,
-      `mutation ($input: ${spec.graphql.input}!) { ${spec.graphql.mutation}(input: $input) { status } }`,
+      `mutation ($input: ${spec.model}DeleteInput!) { ${mutationName(spec, 'delete')}(input: $input) { status } }`,
       { input },
       headers(`hist-gql-del-${kind}`),
     );
     await gqlData(
       api,
-      `mutation ($inputs: [${spec.graphql.input}!]!) { ${bulkMutationName(spec)}(inputs: $inputs) { status } }`,
+      `mutation ($inputs: [${spec.model}DeleteInput!]!) { ${bulkMutationName(spec, 'delete')}(inputs: $inputs) { status } }`,
       { inputs: [input] },
       headers(`hist-gql-bulk-del-${kind}`),
     );
@@ -179,10 +178,12 @@ describe('deletes keep their body too (every deletable kind, both transports, si
 describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', () => {
   test('a delete older than the record is kept as skipped; a revival follows it', async ({ api, tenant }) => {
     const make = await bodyMaker(api, tenant);
-    const del = deleteSpecOf(recordSpecOf.load);
+    const del = 'delete';
     const load = await seed(api, `${routes.load}?sync_run_time=2026-11-20T10:00:00Z`, make('load'));
-    expect((await api.post(`${restPath(del)}?sync_run_time=2026-11-20T09:00:00Z`, deleteBodyOf('load', load))).body.status).toBe('skipped');
-    expect((await api.post(`${restPath(del)}?sync_run_time=2026-11-20T11:00:00Z`, deleteBodyOf('load', load))).body.status).toBe('processed');
+    expect((await api.post(`${restPath(recordSpecOf.load, del)}?sync_run_time=2026-11-20T09:00:00Z`, deleteBodyOf('load', load))).body.status).toBe('skipped');
+    expect((await api.post(`${restPath(recordSpecOf.load, del)}?sync_run_time=2026-11-20T11:00:00Z`, deleteBodyOf('load', load))).body.status).toBe(
+      'processed',
+    );
     expect((await api.post(`${routes.load}?sync_run_time=2026-11-20T12:00:00Z`, load)).body.status).toBe('processed');
     expect((await historyOf(api, 'load', load)).map((h) => [h.outcome, h.changed, Object.keys(h.body).length > 1 ? 'upsert' : 'delete'])).toEqual([
       ['PROCESSED', true, 'upsert'], // the revival
@@ -194,7 +195,7 @@ describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', (
 
   test("a load's delete is kept on the load only: its cascaded legs and stops were sent no body", async ({ api, tenant }) => {
     const { load, leg, stop } = await seedLoadTree(api, tenant);
-    expect((await api.post(restPath(deleteSpecOf(recordSpecOf.load)), deleteBodyOf('load', load))).body.status).toBe('processed');
+    expect((await api.post(restPath(recordSpecOf.load, 'delete'), deleteBodyOf('load', load))).body.status).toBe('processed');
     expect((await tombstoneHistory(api, 'load', load)).map((h) => h.changed)).toEqual([true, true]);
     expect((await tombstoneHistory(api, 'load_leg', leg)).map((h) => Object.keys(h.body).length > 1)).toEqual([true]);
     expect((await tombstoneHistory(api, 'stop', stop)).map((h) => Object.keys(h.body).length > 1)).toEqual([true]);
@@ -203,7 +204,7 @@ describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', (
   test('"not found: nothing to delete" is kept under its permalink (unchanged): a record created later shows it', async ({ api, tenant }) => {
     const make = await bodyMaker(api, tenant);
     const stop = make('stop');
-    const res = await api.post(restPath(deleteSpecOf(recordSpecOf.stop)), deleteBodyOf('stop', stop), headers('hist-del-early'));
+    const res = await api.post(restPath(recordSpecOf.stop, 'delete'), deleteBodyOf('stop', stop), headers('hist-del-early'));
     expect(res.body.message).toContain('not found: nothing to delete');
     await seed(api, routes.stop, stop);
     expect((await historyOf(api, 'stop', stop)).map((h) => [h.requestId === 'hist-del-early', h.outcome, h.changed, Object.keys(h.body).length > 1])).toEqual([
@@ -214,9 +215,9 @@ describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', (
 
   test('a dry-run delete keeps no body; a bulk delete records in its own statement', async ({ api, tenant, testApp }) => {
     const make = await bodyMaker(api, tenant);
-    const del = deleteSpecOf(recordSpecOf.load);
+    const del = 'delete';
     const loads = [await seed(api, routes.load, make('load')), await seed(api, routes.load, make('load'))];
-    const rehearsed = await api.post(`${bulkRestPath(del)}?dry_run=true`, { records: loads.map((l) => deleteBodyOf('load', l)) });
+    const rehearsed = await api.post(`${bulkRestPath(recordSpecOf.load, del)}?dry_run=true`, { records: loads.map((l) => deleteBodyOf('load', l)) });
     expect(rehearsed.body.results.map((r: Body) => r.status)).toEqual(['processed', 'processed']);
     await gqlData(api, `mutation ($input: LoadDeleteInput!) { deleteLoad(input: $input, dryRun: true) { status } }`, {
       input: toInput(deleteBodyOf('load', loads[0]!)),
@@ -226,10 +227,9 @@ describe('deletes: outcomes, the cascade, a permalink never stored, dry runs', (
     const statements: string[] = [];
     const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
     try {
-      expect((await api.post(bulkRestPath(del), { records: loads.map((l) => deleteBodyOf('load', l)) })).body.results.map((r: Body) => r.status)).toEqual([
-        'processed',
-        'processed',
-      ]);
+      expect(
+        (await api.post(bulkRestPath(recordSpecOf.load, del), { records: loads.map((l) => deleteBodyOf('load', l)) })).body.results.map((r: Body) => r.status),
+      ).toEqual(['processed', 'processed']);
     } finally {
       stop();
     }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { onTestFinished } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
@@ -88,10 +89,26 @@ describe('GET /metrics', () => {
     expect(mine.sample('http_requests_total', { route: '/healthz' })).toBeUndefined();
   });
 
+  test('passes promtool check metrics (names, types, help texts) after a mix of requests', async ({ testApp, tenant, skip }) => {
+    const version = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
+    if (version.error) {
+      if (process.env.CI) throw new Error('promtool is missing: CI installs it with Debian\'s "prometheus" package (.ci/run), and must.');
+      return skip('promtool is not installed here (Debian package "prometheus"); CI runs this check.');
+    }
+    const api = apiFor(testApp, tenant.apiKey);
+    expect((await api.post(routes.load, loadBody(tenant), { 'service-ingest-source': 'pull' })).status).toBe(200);
+    expect((await api.post(routes.load, {})).status).toBe(400);
+    expect((await api.graphql('{ viewer { slug } }')).status).toBe(200);
+    const { text } = await scrape(testApp);
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(`${check.stdout}${check.stderr}`).toBe('');
+    expect(check.status).toBe(0);
+  });
+
   test('answers 405 to other methods and needs no API key', async ({ testApp }) => {
     const res = await testApp.fetch('/metrics', { method: 'POST' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect((await res.json()).error.code).toBe('method_not_allowed');
   });
 });

@@ -1,13 +1,14 @@
 /**
  * `npm run seed` as a real child process against a running server: it fills the demo tenant through
  * the public API, and a wrong key fails with exit 1 and one plain line. `npm start -- --demo-data`
- * does the same on the first run, with the demo key it has just created.
+ * does the same on the first run, with the demo key it has just created (and with every core busy:
+ * demo-data-under-load.test.ts).
  */
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { describe, expect, test } from '../../fixtures.js';
 import { childEnv, compiled, pgliteTarget, repoRoot, type Target } from '../cli/targets.js';
-import { busySiblings, startServer } from './server-process.js';
+import { startServer } from './server-process.js';
 
 const runSeed = (args: string[]) =>
   new Promise<{ code: number; output: string }>((resolve) => {
@@ -62,7 +63,7 @@ describe('npm start -- --demo-data', { timeout: 180_000 }, () => {
     try {
       const base = await server.started();
       const apiKey = (await server.waitFor(/First run: created tenant "demo"[\s\S]*?(tms_[A-Za-z0-9_-]{43})/))[1]!;
-      await server.waitFor(/Demo data: 10 status mappings; records \d+ processed\. Open http:\/\/localhost:\d+\/graphql/);
+      await server.waitFor(/Demo data: 10 status mappings; records \d+ processed\. Open http:\/\/127\.0\.0\.1:\d+\/graphql/);
 
       const res = await fetch(`${base}/graphql`, {
         method: 'POST',
@@ -71,26 +72,6 @@ describe('npm start -- --demo-data', { timeout: 180_000 }, () => {
       });
       expect((await res.json()).data).toEqual({ loads: { totalCount: 11 }, carriers: { totalCount: 3 } });
     } finally {
-      await server.stop();
-    }
-  });
-
-  test('fills it with every core busy and overload shedding at a hair trigger', { timeout: 400_000 }, async () => {
-    const target = pgliteTarget();
-    targets.push(target);
-    const busy = busySiblings();
-    // Requests are shed whenever the event loop is 2 ms late, which the busy siblings make common.
-    const server = startServer({ ...target.env, OVERLOAD_EVENT_LOOP_LAG_MS: '2' }, ['--demo-data']);
-    try {
-      const base = await server.started();
-      await server.waitFor(/Demo data: \d+ status mappings; records \d+ processed\./);
-      const metrics = await (await fetch(`${base}/metrics`)).text();
-      const shed = Number(/^requests_shed_total\{reason="event_loop_lag"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
-      // How many were shed depends on how the machine schedules the busy siblings (none on a quiet
-      // CI run); that shed requests are sent again is proven without timing by test/unit/seed-retry.test.ts.
-      console.log(`--demo-data under load: ${shed} requests shed and sent again`);
-    } finally {
-      for (const sibling of busy) sibling.kill('SIGKILL');
       await server.stop();
     }
   });

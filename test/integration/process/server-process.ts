@@ -78,7 +78,7 @@ export function startServer(env: Record<string, string>, args: string[] = [], { 
     output: () => output,
     waitFor,
     exited,
-    started: async () => `http://127.0.0.1:${(await waitFor(/listening on http:\/\/localhost:(\d+)/))[1]}`,
+    started: async () => `http://127.0.0.1:${(await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/))[1]}`,
     async stop() {
       if (exitCode === undefined) child.kill('SIGTERM');
       return exited;
@@ -142,7 +142,12 @@ export async function inFlightPost(base: string, path: string, headers: Record<s
   };
 }
 
-/** One busy loop per core, in sibling processes: the machine is as loaded as it gets (kill them after). */
-export function busySiblings(): ChildProcess[] {
-  return Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+/**
+ * One busy loop per core (at most four), in sibling processes: the machine is as loaded as it gets.
+ * Each ends by itself after `maxMs` (kill them sooner when done). The test files that use them run
+ * alone, after every other file (vitest.config.ts, `cpuBurners`).
+ */
+export function busySiblings(maxMs = 60_000): ChildProcess[] {
+  const loop = `const end = Date.now() + ${maxMs}; while (Date.now() < end);`;
+  return Array.from({ length: Math.min(availableParallelism(), 4) }, () => spawn(process.execPath, ['-e', loop], { stdio: 'ignore' }));
 }

@@ -25,18 +25,20 @@ describe('bulk routes', () => {
     ]);
   });
 
-  test('one result per record in request order: processed, validation_failed, tenant_mismatch, created and updated', async ({ api, tenant, testApp }) => {
+  test('one result per record in request order, each with its index: processed, validation_failed, tenant_mismatch, created and updated', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
     const existing = await seed(api, routes.load, loadBody(tenant));
     const fresh = loadBody(tenant);
-    const res = await post(api, bulk.load, [
-      fresh,
-      { ...loadBody(tenant), native_system_load_status: 5 },
-      { ...existing, bol_number: 'NEW' },
-      { ...loadBody(tenant), company_permalink: 'someone-else' },
-    ]);
+    const invalid: Record<string, unknown> = { ...loadBody(tenant), native_system_load_status: 5 };
+    const foreign: Record<string, unknown> = { ...loadBody(tenant), company_permalink: 'someone-else' };
+    const res = await post(api, bulk.load, [fresh, invalid, { ...existing, bol_number: 'NEW' }, foreign]);
     expect(res.status).toBe(200);
     expect(res.body.results).toEqual([
       {
+        index: 0,
         status: 'processed',
         message: expect.stringContaining('created'),
         permalink: fresh.native_system_load_permalink,
@@ -44,8 +46,13 @@ describe('bulk routes', () => {
         suggestions: [],
         phase: 'UNMAPPED',
       },
-      { error: { code: 'validation_failed', message: expect.any(String), details: [{ field: 'native_system_load_status', issue: expect.any(String) }] } },
       {
+        index: 1,
+        permalink: invalid.native_system_load_permalink,
+        error: { code: 'validation_failed', message: expect.any(String), details: [{ field: 'native_system_load_status', issue: expect.any(String) }] },
+      },
+      {
+        index: 2,
         status: 'processed',
         message: expect.stringContaining('updated'),
         permalink: existing.native_system_load_permalink,
@@ -53,10 +60,67 @@ describe('bulk routes', () => {
         suggestions: [],
         phase: 'UNMAPPED',
       },
-      { error: { code: 'tenant_mismatch', message: expect.any(String), details: expect.any(Array) } },
+      {
+        index: 3,
+        permalink: foreign.native_system_load_permalink,
+        error: { code: 'tenant_mismatch', message: expect.any(String), details: expect.any(Array) },
+      },
     ]);
     const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: existing.native_system_load_permalink as string } });
     expect(stored.bolNumber).toBe('NEW');
+  });
+
+  test('an error result names the permalink the record sent as a string, and none when it sent a number, null, nothing or no object', async ({
+    api,
+    tenant,
+  }) => {
+    const wrongSuffix = { ...loadBody(tenant), native_system_load_permalink: 'L1-elsewhere' };
+    const { native_system_load_permalink: _omitted, ...withoutPermalink } = loadBody(tenant);
+    const records = [
+      wrongSuffix,
+      { ...loadBody(tenant), native_system_load_permalink: 42 },
+      { ...loadBody(tenant), native_system_load_permalink: null },
+      withoutPermalink,
+      'not a record',
+    ];
+    const { results } = (await post(api, bulk.load, records)).body;
+    expect(results.map((r: { index: number }) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    expect(results[0]).toEqual({ index: 0, permalink: 'L1-elsewhere', error: expect.objectContaining({ code: 'validation_failed' }) });
+    for (const result of results.slice(1)) {
+      expect(result).toEqual({ index: result.index, error: expect.objectContaining({ code: 'validation_failed' }) });
+    }
+    // A parent that does not exist: the result names the record's own permalink.
+    const orphan = loadLegBody(tenant, loadBody(tenant));
+    const [missingParent] = (await post(api, bulk.load_leg, [orphan])).body.results;
+    expect(missingParent).toMatchObject({ index: 0, permalink: orphan.native_system_load_leg_permalink, error: { code: 'parent_not_found' } });
+  });
+
+  test('a sync_run_time more than 5 minutes ahead of the service clock rejects the request whole (400), as on the single route', async ({
+    api,
+    tenant,
+    testApp,
+  }) => {
+    // The test clock runs 1 hour ahead: the rule reads the service clock, not the machine's.
+    testApp.clock.advance(3_600_000);
+    try {
+      const now = testApp.clock.now().getTime();
+      const ahead = `?sync_run_time=${new Date(now + 6 * 60_000).toISOString()}`;
+      const body = loadBody(tenant);
+      for (const res of [await post(api, bulk.load, [body, loadBody(tenant)], ahead), await api.post(`${routes.load}${ahead}`, body)]) {
+        expect(res.status).toBe(400);
+        expect(res.body.error).toEqual({
+          code: 'validation_failed',
+          message: expect.stringContaining('sync_run_time'),
+          details: [{ field: 'sync_run_time', issue: expect.stringMatching(/5 minutes/) }],
+        });
+      }
+      // Nothing of the rejected batch was stored; 4 minutes ahead is accepted.
+      expect(await testApp.database.db.prisma.load.count({ where: { permalink: body.native_system_load_permalink as string } })).toBe(0);
+      const near = await post(api, bulk.load, [body], `?sync_run_time=${new Date(now + 4 * 60_000).toISOString()}`);
+      expect(near.body.results).toMatchObject([{ index: 0, status: 'processed' }]);
+    } finally {
+      testApp.clock.advance(-3_600_000);
+    }
   });
 
   test('skipped by sync_run_time per record; a bad sync_run_time rejects the request whole (400)', async ({ api, tenant }) => {

@@ -53,7 +53,7 @@ export interface RecordTable {
  * mapping as the mapping stores its keys (trimmed, lower case): what every write path stores.
  */
 const phaseSql = (tenantId: string, status: string) =>
-  `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = lower(btrim(${status}::text))), 'UNMAPPED')`;
+  `COALESCE((SELECT m.phase FROM status_mappings m WHERE m.tenant_id = ${tenantId} AND m.status_key = status_key(${status}::text)), 'UNMAPPED')`;
 
 const q = (identifier: string) => `"${identifier}"`;
 

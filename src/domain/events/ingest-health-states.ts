@@ -5,7 +5,7 @@
  * transaction. Instances evaluating at the same time record a change once.
  */
 import type { Database } from '../../db/database.js';
-import { ingestSources, type IngestSourceName } from '../ingest-health/events.js';
+import { ingestSources, type IngestSourceName } from '../ingest-health/report.js';
 import { healthState, windowStarts, zeroCounts, type HealthState } from '../ingest-health/service.js';
 
 export interface EvaluateIngestHealthOptions {
