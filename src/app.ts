@@ -9,7 +9,7 @@ import { createLoadEventHub } from './domain/events/live.js';
 import { createTableStatistics } from './db/table-statistics.js';
 import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
-import { useReadiness } from './http/health.js';
+import { createStartup, useReadiness } from './http/health.js';
 import { useHead } from './http/head.js';
 import { useGraphiQLPage } from './graphql/graphiql.js';
 import { createMetrics } from './http/metrics.js';
@@ -65,6 +65,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     settings: { ...deps.config.webhooks, retentionMs: deps.config.events.retentionMs },
     metrics: createWebhookMetrics(metrics.registry, deps.db, deps.clock),
   });
+  // The start-up work /readyz waits for (main.ts hands it over).
+  const startup = createStartup();
   const yoga = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
@@ -99,7 +101,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useRequestId(deps.logger),
       metrics.plugin,
       useLimits(services.limits, deps.config.limits.clientAddressHeader),
-      useReadiness(deps.db),
+      useReadiness(deps.db, startup),
       useDocsPages(),
       useGraphiQLPage('/graphql'),
       useConsole(),
@@ -119,7 +121,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     ],
   });
   // dataVersions: the response cache's per-tenant versions (tests wait on them for notifications).
-  return Object.assign(yoga, { services, webhooks, dataVersions });
+  return Object.assign(yoga, { services, webhooks, dataVersions, startup });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,14 +1,15 @@
 /**
  * Process entry: config → database → migrations → app → listen → (first run: demo tenant) → URLs
  * (→ with `--demo-data`, the demo tenant filled with the demo data set, as `npm run seed` does).
- * SIGTERM/SIGINT: stop accepting, finish in-flight requests and webhook attempts, flush ingest accounting,
- * close the database.
+ * SIGTERM/SIGINT: stop accepting, answer every request received (finished, or 503 at the shutdown
+ * timeout: src/http/drain.ts), finish webhook attempts, flush ingest accounting, close the database.
  */
 import { createServer, type Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
+import { createDrain } from './http/drain.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
@@ -111,7 +112,8 @@ async function main() {
     degradedRejectionRate: config.ingest.degradedRejectionRate,
     intervalMs: config.events.maintenanceIntervalMs,
   });
-  // Creates today's and the coming days' partitions now (the server serves meanwhile), then keeps them coming.
+  // Creates today's and the coming days' partitions now (the server serves meanwhile; /readyz waits for
+  // them), then keeps them coming.
   const historyMaintenance = createPayloadHistoryMaintenance({
     db,
     clock: systemClock,
@@ -119,8 +121,10 @@ async function main() {
     config: config.payloadHistory,
     intervalMs: config.events.maintenanceIntervalMs,
   });
-  void historyMaintenance.run();
+  app.startup.wait(historyMaintenance.run());
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
+  // Every request received gets an answer at a stop (src/http/drain.ts).
+  const drain = createDrain(logger);
   const server = createServer(
     {
       // Slow or silent clients cannot hold a connection for long: the headers must arrive within
@@ -131,7 +135,7 @@ async function main() {
       keepAliveTimeout: keepAliveTimeoutMs,
       connectionsCheckingInterval: 1000,
     },
-    (req, res) => void app(req, res),
+    drain.handler((req, res) => void app(req, res)),
   );
   answerClientErrors(server, logger);
   const { port } = await listen(server, config.http.port, config.http.host).catch(async (error: unknown) => {
@@ -151,17 +155,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      logger.warn('shutdown timeout: closing remaining connections');
-      server.closeAllConnections();
-    }, config.http.shutdownTimeoutMs);
-    force.unref();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Subscriptions stream until told to stop: end them so their connections close now.
-      app.services.events.endAll();
-      server.closeIdleConnections();
-    });
+    // Subscriptions stream until told to stop: end them so their connections close now.
+    await drain.stop(server, config.http.shutdownTimeoutMs, () => app.services.events.endAll());
     await announced.catch(() => {}); // its failure is reported by main()
     await app.webhooks.stop();
     await maintenance.close();
@@ -183,8 +178,18 @@ async function main() {
   process.on('SIGINT', (signal) => void onSignal(signal));
   // One block, written at once when everything in it is known (the demo data included), in the log's
   // stream after the lines logged so far, so none falls inside it or after it out of order.
-  const demoData = options['demo-data'] ? (apiKey: string | null) => fillDemoTenant(app, apiKey, base) : undefined;
+  // /readyz answers 200 once the start-up's own queries are done: before the demo data, which is
+  // posted through the app like any client's requests.
+  let tenantsRead = () => {};
+  const beforeDemoData = new Promise<void>((resolve) => (tenantsRead = resolve));
+  const demoData = options['demo-data']
+    ? (apiKey: string | null) => {
+        tenantsRead();
+        return fillDemoTenant(app, apiKey, base);
+      }
+    : undefined;
   announced = startupMessage(config, db, logger, base, { demoData, allInterfaces }).then(({ message }) => void stdout.write(message));
+  app.startup.wait(Promise.race([beforeDemoData, announced]));
   await announced;
 }
 

@@ -1,8 +1,10 @@
 /**
  * A background job every instance runs on an interval (the event and payload-history maintenance):
  * one pass at a time, a failed pass logged and tried again at the next tick, the timer never keeping
- * the process alive, and `close` waiting for the pass under way.
+ * the process alive, and `close` waiting for the pass under way. A pass is background work: on the
+ * embedded database its calls wait behind requests' (src/db/database.ts).
  */
+import { asBackgroundWork } from './db/database.js';
 import type { Logger } from './logger.js';
 
 export interface PeriodicJob {
@@ -16,7 +18,7 @@ export interface PeriodicJob {
 export function periodicJob(name: string, pass: () => Promise<unknown>, intervalMs: number, logger: Logger): PeriodicJob {
   let running: Promise<void> | null = null;
   const run = () => {
-    running ??= pass()
+    running ??= asBackgroundWork(pass)
       .then(
         () => undefined,
         (error: unknown) => logger.warn({ err: error }, `${name} failed; will retry`),

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -49,12 +50,14 @@ export interface Database {
   rehearse<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
    * Connection pool state (/metrics, overload shedding). The embedded database is a pool of one
-   * connection: `waiting` counts the calls queued behind the one it runs.
+   * connection: `waiting` counts the calls queued behind the one it runs, `waitingRequests` those of
+   * requests (background calls wait behind them, `asRequestWork`). PostgreSQL's pool tells no one
+   * apart: both are its waiters.
    */
-  poolStats(): { total: number; idle: number; waiting: number };
+  poolStats(): { total: number; idle: number; waiting: number; waitingRequests: number };
   /**
-   * The embedded database runs on the service's own thread: for how many milliseconds so far it has had
-   * a call running or queued (overload.ts takes that time out of the event loop's lag); null on PostgreSQL.
+   * The embedded database runs on the service's own thread: for how many milliseconds so far a call has
+   * held its connection (overload.ts takes that time out of the event loop's lag); null on PostgreSQL.
    */
   embeddedBusyMs(): number | null;
   close(): Promise<void>;
@@ -286,7 +289,7 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
       }
     },
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
     embeddedBusyMs: () => null,
     async close() {
       await listeners.closeAll();
@@ -370,33 +373,86 @@ const pgliteStartParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=1
  */
 export const pgliteExtensions = { pg_trgm };
 
+/** Whose work a database call is: a request's (a client waits for it) or the service's own background work. */
+const workOf = new AsyncLocalStorage<'request' | 'background'>();
+
 /**
- * Counts a PGlite's calls (every query, script and transaction takes its one connection through these
- * three methods, the Prisma adapter's included): how many are pending (one runs, the rest queue), and
- * for how long so far one has been pending.
+ * Runs `fn`, and everything it starts, as a request's work: on the embedded database its calls go ahead
+ * of background calls queued for the one connection, and they are the backlog overload shedding counts.
+ * Work started outside any request (timers, start-up, maintenance) is background work.
  */
-function countCalls(pglite: PGlite) {
-  let pending = 0;
+export const asRequestWork = <T>(fn: () => T): T => workOf.run('request', fn);
+
+/** Runs `fn` as background work even when a request started it (the table statistics' ANALYZE). */
+export const asBackgroundWork = <T>(fn: () => T): T => workOf.run('background', fn);
+
+/**
+ * After this many request calls in a row with background calls waiting, one background call goes next:
+ * requests go first, but a steady stream of them never holds the service's own work back for good.
+ */
+const requestCallsPerBackgroundCall = 8;
+
+/**
+ * The embedded database's one connection, shared out call by call (every query, script and transaction
+ * takes it through these three methods, the Prisma adapter's included; PGlite runs them one at a time
+ * anyway): requests' calls first, background calls when none waits (see `requestCallsPerBackgroundCall`).
+ * Counts how many of each wait, and for how long so far a call has held the connection.
+ */
+function shareConnection(pglite: PGlite) {
+  const waiting = { request: [] as (() => void)[], background: [] as (() => void)[] };
+  let held = false;
+  /** Held for a background call, while the event loop turns once before it starts (not busy). */
+  let yielding = false;
+  let requestsInARow = 0;
   let busySince = 0;
   let busyBefore = 0;
-  const count =
+  /** Hands the connection to the next request call, if one waits and it is requests' turn. */
+  const nextRequest = () => {
+    if (waiting.request.length === 0 || (waiting.background.length > 0 && requestsInARow >= requestCallsPerBackgroundCall)) return false;
+    requestsInARow++;
+    waiting.request.shift()!();
+    return true;
+  };
+  const handOver = () => {
+    busyBefore += performance.now() - busySince;
+    busySince = performance.now();
+    if (nextRequest()) return;
+    if (waiting.background.length === 0) {
+      held = false;
+      return;
+    }
+    // A background call first lets the event loop turn once (a call's statements run on this thread,
+    // and the next would start at once): requests that arrived meanwhile queue their calls, and go first.
+    yielding = true;
+    setImmediate(() => {
+      yielding = false;
+      busySince = performance.now();
+      if (nextRequest()) return;
+      requestsInARow = 0;
+      waiting.background.shift()!();
+    });
+  };
+  const share =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      if (pending++ === 0) busySince = performance.now();
+      if (held) await new Promise<void>((resolve) => waiting[workOf.getStore() ?? 'background'].push(resolve));
+      else {
+        held = true;
+        busySince = performance.now();
+      }
       try {
         return await call(...args);
       } finally {
-        if (--pending === 0) busyBefore += performance.now() - busySince;
+        handOver();
       }
     };
-  pglite.query = count(pglite.query.bind(pglite)) as PGlite['query'];
-  pglite.exec = count(pglite.exec.bind(pglite));
-  pglite.transaction = count(pglite.transaction.bind(pglite));
+  pglite.query = share(pglite.query.bind(pglite)) as PGlite['query'];
+  pglite.exec = share(pglite.exec.bind(pglite));
+  pglite.transaction = share(pglite.transaction.bind(pglite));
   return {
-    get pending() {
-      return pending;
-    },
-    busyMs: () => busyBefore + (pending > 0 ? performance.now() - busySince : 0),
+    held: () => held,
+    waiting: () => ({ requests: waiting.request.length, all: waiting.request.length + waiting.background.length }),
+    busyMs: () => busyBefore + (held && !yielding ? performance.now() - busySince : 0),
   };
 }
 
@@ -418,7 +474,7 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
     unlock();
     throw error;
   });
-  const calls = countCalls(pglite);
+  const connection = shareConnection(pglite);
   const statements = statementObserver({ engine: 'pglite' });
   const listeners = listenerSet();
   const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.observe);
@@ -444,8 +500,11 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
       const unlisten = await pglite.listen(channel, onNotify);
       return listeners.add(() => unlisten());
     },
-    poolStats: () => ({ total: 1, idle: calls.pending === 0 ? 1 : 0, waiting: Math.max(0, calls.pending - 1) }),
-    embeddedBusyMs: () => calls.busyMs(),
+    poolStats: () => {
+      const waiting = connection.waiting();
+      return { total: 1, idle: connection.held() ? 0 : 1, waiting: waiting.all, waitingRequests: waiting.requests };
+    },
+    embeddedBusyMs: () => connection.busyMs(),
     async close() {
       await listeners.closeAll();
       await prisma.$disconnect();

@@ -20,7 +20,7 @@
  *   rows read all of its own rows per record (40,000 legs in 180 s in the bench, 2026-11-27), however far
  *   the table was from doubling.
  */
-import type { Sql } from './database.js';
+import { asBackgroundWork, type Sql } from './database.js';
 
 /** Opens every statement of these checks, so a statement log (or a test counting a request's statements) can tell them apart. */
 export const statisticsTag = '/* table statistics */ ';
@@ -107,7 +107,8 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
         entry.unknownTenants.set(tenantId, byUnknownTenant);
       }
       if (entry.checking || (entry.written < Math.max(minRows, entry.known) && byUnknownTenant < newTenantRows)) return;
-      const run = check(table, entry).finally(() => running.delete(run));
+      // The request that wrote the rows does not wait for the check, nor do other requests behind it.
+      const run = asBackgroundWork(() => check(table, entry)).finally(() => running.delete(run));
       running.add(run);
     },
     async idle() {

@@ -1,6 +1,7 @@
 /**
  * The limits' HTTP side (src/limits/limits.ts decides): sheds new requests with 503 while the service
- * is overloaded (`/healthz` and `/metrics` stay answerable), remembers each request's client address
+ * is overloaded and counts the others in flight until answered (the probes `/healthz`, `/readyz` and
+ * `/metrics` are neither), runs every request as request work (its database calls go first), remembers each request's client address
  * for failed-key throttling, and charges GraphQL operations: mutations take one record per mutation
  * field from the tenant's ingestion bucket (the one REST uses), queries one from the tenant's query
  * bucket. The REST pipeline charges its own routes (plugin.ts).
@@ -12,10 +13,13 @@ import type { RequestContext } from '../graphql/context.js';
 import type { Limits } from '../limits/limits.js';
 import { clientAddressOf } from '../limits/client-address.js';
 import { errorResponse } from './respond.js';
+import { asRequestWork } from '../db/database.js';
 
 const addresses = new WeakMap<Request, string>();
 const graphqlHeaders = new WeakMap<Request, Record<string, string>>();
-const neverShed = new Set(['/healthz', '/metrics']);
+/** The probes: never shed, and not load (readiness says whether the service can serve, not how busy it is). */
+const neverShed = new Set(['/healthz', '/readyz', '/metrics']);
+const admitted = new WeakSet<Request>();
 
 /** The client address of a request (see client-address.ts); `unknown` outside an HTTP server. */
 export function clientAddress(request: Request): string {
@@ -34,11 +38,16 @@ function recordsOf(field: FieldNode, variables: Record<string, unknown> | null |
 
 export function useLimits(limits: Limits, clientAddressHeader: string | null): Plugin {
   return {
+    instrumentation: {
+      // Every request's database calls go ahead of the service's background calls (embedded database).
+      request: (_, handle) => asRequestWork(handle),
+    },
     onRequest({ request, url, serverContext, endResponse }) {
       addresses.set(request, clientAddressOf(request, serverContext, clientAddressHeader));
       if (neverShed.has(url.pathname)) return;
-      const overloaded = limits.shedding();
+      const overloaded = limits.admit({ method: request.method, path: url.pathname });
       if (overloaded) endResponse(errorResponse(overloaded));
+      else admitted.add(request);
     },
     async onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue as Partial<RequestContext>;
@@ -62,6 +71,7 @@ export function useLimits(limits: Limits, clientAddressHeader: string | null): P
       if (error) setResultAndStopExecution({ errors: [createGraphQLError(error.message, { extensions: error.graphqlExtensions(true) })] });
     },
     onResponse({ request, response }) {
+      if (admitted.delete(request)) limits.answered();
       const headers = graphqlHeaders.get(request);
       if (headers) for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
     },

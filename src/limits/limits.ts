@@ -160,13 +160,25 @@ export function createLimits({ config, clock, logger, db, registry, sleep = real
       }
     },
 
-    /** The 503 to answer at once when the service is overloaded, else null. */
-    shedding(): AppError | null {
-      const reason = overload.reason();
-      if (!reason) return null;
-      shed.inc({ reason });
-      const why = reason === 'event_loop_lag' ? 'the service is overloaded' : 'the database is saturated';
+    /**
+     * Admits a new request, counted in flight until `answered`, or returns the 503 to answer at once
+     * when the service is overloaded; a shed request is logged with the limit that shed it.
+     */
+    admit(request: { method: string; path: string }): AppError | null {
+      const overloaded = overload.overload();
+      if (!overloaded) {
+        overload.received();
+        return null;
+      }
+      shed.inc({ reason: overloaded.limit });
+      logger.warn({ method: request.method, path: request.path, status: 503, ...overloaded }, 'request shed');
+      const why = overloaded.limit === 'event_loop_lag' ? 'the service is overloaded' : 'the database is saturated';
       return new AppError('unavailable', `Temporarily unavailable: ${why}; retry shortly.`, undefined, { 'Retry-After': '1' });
+    },
+
+    /** An admitted request was answered. */
+    answered() {
+      overload.answered();
     },
 
     /** Whether limits are shared across instances right now (Redis in use). */

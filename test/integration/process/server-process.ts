@@ -4,7 +4,7 @@
  * terminal) with `viaNpm`; helpers to wait for what it prints and for its exit.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { createTenant } from '../../../src/domain/tenant/service.js';
 import { migrate } from '../../../src/db/migrate.js';
@@ -114,7 +114,7 @@ export async function serveTenant(create: () => Promise<Target>, slug: string, e
     await close();
     throw error;
   });
-  return { tenant, server, base, close };
+  return { tenant, server, base, close, target };
 }
 
 /**
@@ -124,11 +124,11 @@ export async function serveTenant(create: () => Promise<Target>, slug: string, e
 export async function inFlightPost(base: string, path: string, headers: Record<string, string>) {
   const { hostname, port } = new URL(base);
   const req = request({ host: hostname, port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers, expect: '100-continue' } });
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const response = new Promise<{ status: number; body: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
     req.on('response', (res) => {
       let body = '';
       res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
     });
     req.on('error', reject);
   });
