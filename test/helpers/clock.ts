@@ -20,3 +20,13 @@ export function createTestClock() {
   } satisfies Clock & Record<string, unknown>;
 }
 export type TestClock = ReturnType<typeof createTestClock>;
+
+/** Runs `fn` with the clock `ms` ahead of the machine's (so a rule is shown to read the service clock), then sets it back. */
+export async function withClockAhead<T>(clock: TestClock, ms: number, fn: (now: number) => Promise<T>): Promise<T> {
+  clock.advance(ms);
+  try {
+    return await fn(clock.now().getTime());
+  } finally {
+    clock.advance(-ms);
+  }
+}

@@ -10,6 +10,7 @@ import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
 import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
+import { withClockAhead } from '../../helpers/clock.js';
 
 type Body = Record<string, unknown>;
 type Kind = RecordKind;
@@ -235,9 +236,7 @@ describe('GraphQL bulk mutations', () => {
     testApp,
   }) => {
     // The test clock runs 1 hour ahead: the rule reads the service clock, not the machine's.
-    testApp.clock.advance(3_600_000);
-    try {
-      const now = testApp.clock.now().getTime();
+    await withClockAhead(testApp.clock, 3_600_000, async (now) => {
       const records = [loadBody(tenant), loadBody(tenant)];
       const inputs = records.map((record) => inputOf('load', record));
       const { error, data } = await gqlError(api, bulkMutation('load'), { inputs, syncRunTime: new Date(now + 6 * 60_000).toISOString() });
@@ -246,9 +245,7 @@ describe('GraphQL bulk mutations', () => {
       expect(await testApp.database.db.prisma.load.count({ where: { tenantId: tenant.id } })).toBe(0);
       const near = await bulk(api, 'load', records, { syncRunTime: new Date(now + 4 * 60_000).toISOString() });
       expect(near.map((r) => r.status)).toEqual(['PROCESSED', 'PROCESSED']);
-    } finally {
-      testApp.clock.advance(-3_600_000);
-    }
+    });
   });
 
   test('0 and 1,001 inputs are refused whole, naming inputs; nothing is written', async ({ api, tenant, testApp }) => {

@@ -8,6 +8,7 @@ import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import type { Api } from '../../helpers/app.js';
 import { statisticsTag } from '../../../src/db/table-statistics.js';
+import { withClockAhead } from '../../helpers/clock.js';
 
 /** The bulk route of each kind, from the registry. */
 const bulk = Object.fromEntries(recordSpecs.map((spec) => [spec.kind, bulkRestPath(spec)])) as Record<RecordKind, string>;
@@ -101,9 +102,7 @@ describe('bulk routes', () => {
     testApp,
   }) => {
     // The test clock runs 1 hour ahead: the rule reads the service clock, not the machine's.
-    testApp.clock.advance(3_600_000);
-    try {
-      const now = testApp.clock.now().getTime();
+    await withClockAhead(testApp.clock, 3_600_000, async (now) => {
       const ahead = `?sync_run_time=${new Date(now + 6 * 60_000).toISOString()}`;
       const body = loadBody(tenant);
       for (const res of [await post(api, bulk.load, [body, loadBody(tenant)], ahead), await api.post(`${routes.load}${ahead}`, body)]) {
@@ -118,9 +117,7 @@ describe('bulk routes', () => {
       expect(await testApp.database.db.prisma.load.count({ where: { permalink: body.native_system_load_permalink as string } })).toBe(0);
       const near = await post(api, bulk.load, [body], `?sync_run_time=${new Date(now + 4 * 60_000).toISOString()}`);
       expect(near.body.results).toMatchObject([{ index: 0, status: 'processed' }]);
-    } finally {
-      testApp.clock.advance(-3_600_000);
-    }
+    });
   });
 
   test('skipped by sync_run_time per record; a bad sync_run_time rejects the request whole (400)', async ({ api, tenant }) => {
