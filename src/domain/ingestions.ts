@@ -4,6 +4,7 @@
  * removes things in). REST routes, the OpenAPI document and GraphQL mutations are built from it.
  */
 import { tracing } from '../observability/tracing.js';
+import { zeroCounts } from './ingest-health/service.js';
 import { recordSpecs, type RecordKind } from './registry.js';
 import type { RecordResult } from './shared/ingest.js';
 import { createOperation, type IngestOperation } from './shared/operation.js';
@@ -11,7 +12,7 @@ import { actionsOf, writeActionOf, type IngestAction } from './shared/record.js'
 
 /** How many of `results` had each outcome (`rejected`: a contract error). */
 function outcomeCounts(results: readonly RecordResult[]) {
-  const counts = { processed: 0, skipped: 0, duplicate: 0, rejected: 0 };
+  const counts = zeroCounts();
   for (const result of results) counts[result.ok ? result.outcome.status : 'rejected']++;
   return counts;
 }
