@@ -14,11 +14,10 @@
  *   connections are closed.
  * Each of these 503s is logged with a `request` line, as every answer is.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { acceptableRequestId } from './request-id.js';
+import { requestIdFrom } from './request-id.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -36,16 +35,19 @@ export function createDrain(logger: Logger) {
     if (res.headersSent) return;
     const body = JSON.stringify(stoppingError.toBody());
     const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && acceptableRequestId.test(incoming) ? incoming : randomUUID();
-    res.writeHead(503, {
+    const requestId = requestIdFrom(typeof incoming === 'string' ? incoming : null);
+    res.writeHead(stoppingError.status, {
+      ...stoppingError.headers,
       'X-Request-Id': requestId,
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
-      'Retry-After': '1',
       Connection: 'close',
     });
     res.end(body);
-    logger.info({ requestId, method: req.method, path: req.url?.split('?')[0], status: 503, ms: Math.round(performance.now() - started), reason }, 'request');
+    logger.info(
+      { requestId, method: req.method, path: req.url?.split('?')[0], status: stoppingError.status, ms: Math.round(performance.now() - started), reason },
+      'request',
+    );
   }
 
   return {

@@ -17,13 +17,15 @@ const operations = new WeakMap<Request, string>();
 /** A caller's `X-Request-Id` that is used as is (anything else is replaced by a new UUID). */
 export const acceptableRequestId = /^[\w.:-]{1,128}$/;
 
+/** The id a request is answered and logged with: the caller's `X-Request-Id` when it is sane, else a new UUID. */
+export const requestIdFrom = (incoming: string | null | undefined): string => (incoming && acceptableRequestId.test(incoming) ? incoming : randomUUID());
+
 /** The request's id: the caller's `X-Request-Id` when it is sane, else a new UUID (a HEAD's GET has the HEAD's). */
 export function requestIdOf(served: Request): string {
   const request = requestAsSent(served);
   let id = ids.get(request);
   if (!id) {
-    const incoming = request.headers.get('x-request-id');
-    id = incoming && acceptableRequestId.test(incoming) ? incoming : randomUUID();
+    id = requestIdFrom(request.headers.get('x-request-id'));
     ids.set(request, id);
   }
   return id;
