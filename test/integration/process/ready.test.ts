@@ -10,7 +10,7 @@ import { loadBody, routes } from '../../factories/records.js';
 import { targets } from '../cli/targets.js';
 import { serveTenant, startServer } from './server-process.js';
 
-const restarts = 6;
+const restarts = 4;
 /** Shedding as shipped (startServer turns it off by default). */
 const defaults = { OVERLOAD_EVENT_LOOP_LAG_MS: '500', OVERLOAD_DB_WAITING: '100' };
 
