@@ -13,7 +13,8 @@ import { buildDeleteStatement, buildUpsertStatement, type RowResult, type Upsert
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import { tableOf, type IngestAction, type RecordSpec } from './record.js';
+import type { IngestAction, RecordSpec } from './record.js';
+import { recordTableOf } from '../record-tables.js';
 import type { TenantRef } from './tenant-ref.js';
 import type { RecordKind } from '../registry.js';
 import { createValidator, type ValidRecord } from './validate.js';
@@ -128,12 +129,12 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   const hints = createFieldHints({ body });
   const deletes = action === 'delete';
   const build = deletes ? buildDeleteStatement : buildUpsertStatement;
-  const statement = build(tableOf(spec));
+  const statement = build(recordTableOf(spec));
   /**
    * The same statement recording the payload history of what it settles (db/payload-history.ts's
    * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
    */
-  const recording = build(tableOf(spec), { history: true });
+  const recording = build(recordTableOf(spec), { history: true });
   // A delete names its record only: no column, no parent.
   const columnEntries = deletes ? [] : Object.entries(spec.columns);
   const parents = deletes ? [] : spec.parents;
