@@ -104,7 +104,7 @@ export interface RecordSpec<Kind extends string = string> {
    * leads to the load (its own `load`), or null (the record hangs under no load: no activity, no
    * `loadPermalink`). A write moves the activity of the loads it touches (`load_activity`).
    */
-  load: 'self' | string | null;
+  load: string | null;
   rest: RestNames;
   graphql: GraphqlNames;
 }
