@@ -43,7 +43,7 @@ export interface Database {
   /**
    * Runs `work` inside one transaction that is always rolled back (dry runs): its statements read,
    * lock and check exactly what they would in a real write, and leave nothing behind (no row, no
-   * change event: the event triggers run at commit, which never comes; no NOTIFY). Each statement
+   * change event: the events it records roll back with it; no NOTIFY). Each statement
    * runs under its own savepoint, so one the database refuses fails alone, as it does in autocommit.
    * PostgreSQL: one pooled connection for the whole of `work`. PGlite: its exclusive transaction.
    */

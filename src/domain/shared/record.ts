@@ -76,8 +76,8 @@ export interface RecordSpec<Kind extends string = string> {
   /** The Prisma model of `table` (the SQL load page reads it through the models' relations). */
   model: string;
   /**
-   * The change events the database emits when a record of this kind is written (its triggers in the
-   * migrations); the event catalog is built from them, in registry order.
+   * The change events a write of this kind records (each named in `events`, checked by `defineRecord`);
+   * the event catalog is built from them, in registry order.
    */
   changeEvents: readonly string[];
   body: AnyBody;
