@@ -49,6 +49,12 @@ export interface Database {
    */
   rehearse<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
+   * Runs `work` inside one transaction, committed when it resolves and rolled back when it throws (a
+   * delete that locks its rows in one statement and cascades in the next, which then sees every child
+   * committed while it waited). PostgreSQL: one pooled connection. PGlite: its exclusive transaction.
+   */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
    * Connection pool state (/metrics, overload shedding). The embedded database is a pool of one
    * connection: `waiting` counts the calls queued behind the one it runs, `waitingRequests` those of
    * requests (background calls wait behind them, `asRequestWork`). PostgreSQL's pool tells no one
@@ -288,6 +294,25 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
         );
       }
     },
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work({
+          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+            statements.observe(text, async () => (await client.query({ text, values: params as unknown[], name })).rows as Row[], name),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      } finally {
+        // A connection that cannot roll back is dropped from the pool, not reused.
+        client.release(broken);
+      }
+    },
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
     embeddedBusyMs: () => null,
@@ -496,6 +521,13 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
           if (!tx.closed) await tx.rollback();
         }
       }),
+    transaction: (work) =>
+      pglite.transaction((tx) =>
+        work({
+          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+            statements.observe(text, async () => (await tx.query<Row>(text, params as unknown[])).rows, name),
+        }),
+      ),
     async listen(channel, onNotify) {
       const unlisten = await pglite.listen(channel, onNotify);
       return listeners.add(() => unlisten());

@@ -153,6 +153,12 @@ export interface UpsertStatement {
   name: string;
   text: string;
   params(input: UpsertInput): unknown[];
+  /**
+   * A statement to run first, in the same transaction (a delete that cascades: it locks the rows to
+   * delete, so the delete's own statement, which starts after every writer of a child under them has
+   * committed, sees those children too).
+   */
+  lock?: { name: string; text: string; params(input: UpsertInput): unknown[] };
   /** The statement's result rows → one result per input row, in input order. */
   read(rows: readonly Record<string, unknown>[], count: number): RowResult[];
 }
@@ -566,6 +572,15 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
   return {
     name: `delete_${spec.name}${history ? '_history' : ''}`,
     text,
+    ...(spec.cascade.length
+      ? {
+          lock: {
+            name: `lock_${spec.name}`,
+            text: `SELECT t.id FROM ${q(spec.table)} t WHERE t.tenant_id = $1::uuid AND t.permalink = ANY($2::text[]) ORDER BY t.permalink FOR UPDATE OF t`,
+            params: (input: UpsertInput) => [input.tenantId, input.rows.map((row) => row.permalink)],
+          },
+        }
+      : {}),
     params(input) {
       const all = [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime];
       if (!history) return all;

@@ -216,17 +216,25 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
     const history = w.scope.dryRun ? null : w.scope.history;
     const chosen = history ? recording : statement;
-    const params = chosen.params({
+    const input = {
       tenantId: w.scope.tenant.id,
       now: w.scope.now,
       syncRunTime: w.syncRunTime,
       present: group[0]!.present,
       rows: group.map((p) => p.row),
       history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId } : undefined,
-    });
+    };
+    const params = chosen.params(input);
     let rows: Record<string, unknown>[];
+    // A delete that cascades locks its rows first, then deletes in a statement of the same transaction
+    // (a dry run is one transaction already).
+    const { lock } = chosen;
+    const run = async (on: Sql) => {
+      if (lock) await on.query(lock.text, lock.params(input), lock.name);
+      return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
+    };
     try {
-      rows = await sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
+      rows = await (lock && !w.scope.dryRun ? w.scope.db.transaction(run) : run(sql));
     } catch (thrown) {
       if (!isDataRefusal(thrown) || w.single) throw thrown;
       const [first] = group;
