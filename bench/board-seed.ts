@@ -28,11 +28,17 @@ export async function topUpBoard(client: pg.Client, tenantId: string, total: num
     );
     await client.query(
       `INSERT INTO loads (tenant_id, permalink, tms_id, status, customer_reference_number, order_type, bol_number, po_number,
-                          load_mode, customer_name, fresh_at, changed_at, created_at, last_activity_at)
+                          load_mode, customer_name, fresh_at, changed_at, created_at)
        SELECT $1, 'BL' || i, 'BL' || i, (ARRAY['Booked', 'Dispatched', 'In Transit', 'Delivered'])[1 + i % 4], 'CR-B' || i, 'FTL',
-              'BOL-B' || i, 'PO-B' || i, 'truckload', 'Customer ' || i % 50, t, t, t, t
+              'BOL-B' || i, 'PO-B' || i, 'truckload', 'Customer ' || i % 50, t, t, t
        FROM generate_series(1, $2::int) i, LATERAL (SELECT now() - interval '1 day' - i * interval '1 minute' AS t) c`,
       [tenantId, add],
+    );
+    // Each load's activity row (the write statements keep it; this fill writes around them).
+    await client.query(
+      `INSERT INTO load_activity (tenant_id, load_id, last_activity_at)
+       SELECT tenant_id, id, changed_at FROM loads WHERE tenant_id = $1 AND permalink LIKE 'BL%' ON CONFLICT DO NOTHING`,
+      [tenantId],
     );
     await client.query(
       `INSERT INTO load_legs (tenant_id, permalink, load_id, sequence, carrier_id, driver_name, driver_phone, truck_number,
@@ -45,13 +51,12 @@ export async function topUpBoard(client: pg.Client, tenantId: string, total: num
       [tenantId],
     );
     await client.query(
-      `INSERT INTO stops (tenant_id, permalink, leg_id, sequence, type, location_name, city, city_key, state, country, appointment_start,
+      `INSERT INTO stops (tenant_id, permalink, leg_id, sequence, type, location_name, city, state, country, appointment_start,
                           appointment_end, fresh_at, changed_at, created_at)
        SELECT g.tenant_id, 'BS' || g.permalink || '.' || s, g.id, s, (CASE s WHEN 1 THEN 'pickup' ELSE 'delivery' END)::"StopType",
-              'DC ' || abs(hashtext(g.permalink)) % 40, c.city, lower(c.city), 'IL', 'US',
+              'DC ' || abs(hashtext(g.permalink)) % 40, c.city, 'IL', 'US',
               g.created_at + s * interval '8 hours', g.created_at + s * interval '10 hours', g.created_at, g.created_at, g.created_at
        FROM load_legs g CROSS JOIN generate_series(1, 2) s
-       -- city_key is what the stops_city_key trigger keeps (off while filling): the city filter reads it.
        CROSS JOIN LATERAL (SELECT ($2::text[])[1 + abs(hashtext(g.permalink || s)) % 10] AS city) c
        WHERE g.tenant_id = $1 AND g.permalink LIKE 'BGBL%'`,
       [tenantId, cities],

@@ -610,8 +610,9 @@ async function main() {
       // (the dashboard's activitySince looks 6 hours back).
       await topUpSync(url, options.preload, (client, tenantId) =>
         client.query(
-          `UPDATE loads SET last_activity_at = now() - (hashtext(permalink) & 1023) * interval '42 seconds'
-           WHERE tenant_id = $1 AND permalink LIKE 'BL%' AND substr(permalink, 3)::int % 5 = 0`,
+          `UPDATE load_activity a SET last_activity_at = now() - (hashtext(l.permalink) & 1023) * interval '42 seconds'
+           FROM loads l WHERE l.tenant_id = $1 AND l.permalink LIKE 'BL%' AND substr(l.permalink, 3)::int % 5 = 0
+             AND a.tenant_id = l.tenant_id AND a.load_id = l.id`,
           [tenantId],
         ),
       );

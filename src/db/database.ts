@@ -43,11 +43,17 @@ export interface Database {
   /**
    * Runs `work` inside one transaction that is always rolled back (dry runs): its statements read,
    * lock and check exactly what they would in a real write, and leave nothing behind (no row, no
-   * change event: the event triggers run at commit, which never comes; no NOTIFY). Each statement
+   * change event: the events it records roll back with it; no NOTIFY). Each statement
    * runs under its own savepoint, so one the database refuses fails alone, as it does in autocommit.
    * PostgreSQL: one pooled connection for the whole of `work`. PGlite: its exclusive transaction.
    */
   rehearse<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` inside one transaction, committed when it resolves and rolled back when it throws (a
+   * delete that locks its rows in one statement and cascades in the next, which then sees every child
+   * committed while it waited). PostgreSQL: one pooled connection. PGlite: its exclusive transaction.
+   */
+  transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T>;
   /**
    * Connection pool state (/metrics, overload shedding). The embedded database is a pool of one
    * connection: `waiting` counts the calls queued behind the one it runs, `waitingRequests` those of
@@ -288,6 +294,25 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
         );
       }
     },
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work({
+          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+            statements.observe(text, async () => (await client.query({ text, values: params as unknown[], name })).rows as Row[], name),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      } finally {
+        // A connection that cannot roll back is dropped from the pool, not reused.
+        client.release(broken);
+      }
+    },
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
     embeddedBusyMs: () => null,
@@ -496,6 +521,13 @@ async function openPglite(options: DatabaseOptions, onLockTakenOver: (message: s
           if (!tx.closed) await tx.rollback();
         }
       }),
+    transaction: (work) =>
+      pglite.transaction((tx) =>
+        work({
+          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+            statements.observe(text, async () => (await tx.query<Row>(text, params as unknown[])).rows, name),
+        }),
+      ),
     async listen(channel, onNotify) {
       const unlisten = await pglite.listen(channel, onNotify);
       return listeners.add(() => unlisten());

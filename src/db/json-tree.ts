@@ -335,14 +335,32 @@ export function whereCompiler(tables: TreeTables) {
   };
 }
 
-/** The keys of a Prisma `orderBy` of `model` (scalar fields, one per entry), with their columns and directions. */
-export function orderKeys(model: string, orderBy: readonly Record<string, unknown>[]): { field: string; column: string; direction: 'ASC' | 'DESC' }[] {
+/**
+ * The keys of a Prisma `orderBy` of `model` (scalar fields, one per entry, or a to-one relation's
+ * scalar: `{ activity: { lastActivityAt: 'desc' } }`, then `relation` names it), with their columns and directions.
+ */
+export function orderKeys(
+  model: string,
+  orderBy: readonly Record<string, unknown>[],
+): { field: string; column: string; direction: 'ASC' | 'DESC'; relation?: string }[] {
   return orderBy.map((entry) => {
     const [name, sort] = Object.entries(entry)[0] ?? [];
     const field = models[model]?.fields.find((f) => f.name === name);
+    if (field?.kind === 'object' && !field.isList && isObject(sort) && Object.keys(entry).length === 1) {
+      const [inner] = orderKeys(field.type, [sort]);
+      return { ...inner!, relation: field.name };
+    }
     if (!field || field.kind === 'object' || (sort !== 'asc' && sort !== 'desc') || Object.keys(entry).length !== 1) {
       throw new Error(`json-tree: an orderBy of ${model} the SQL compiler does not know: ${JSON.stringify(entry)}`);
     }
     return { field: field.name, column: columnOf(field.name), direction: sort === 'asc' ? 'ASC' : 'DESC' };
   });
+}
+
+/** The join of a to-one relation of `model` from the row at `alias` to `child` (its table, matched on the tenant too). */
+export function toOneJoin(model: string, relation: string, alias: string, child: string, tables: TreeTables): string {
+  const field = models[model]?.fields.find((f) => f.name === relation);
+  if (!field || field.kind !== 'object' || field.isList) throw new Error(`json-tree: ${model}.${relation} is no to-one relation`);
+  const { table, child: inner, join } = relationJoin(alias, field, { tables, tenantParam: '', param: fail, aliases: 0 });
+  return `LEFT JOIN ${quote(table)} ${child} ON ${child}.tenant_id = ${alias}.tenant_id AND ${join.replaceAll(`${inner}.`, `${child}.`)}`;
 }

@@ -9,6 +9,7 @@
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
 import { historyCte } from './payload-history.js';
+import { activityCte, changeEffects, eventTime, loadJoin } from './record-effects.js';
 
 /** SQL type of a column, used for parameter casts. */
 export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
@@ -46,6 +47,51 @@ export interface RecordTable {
    * is the phase of a row without a status (null or blank).
    */
   phase?: { statusColumn: string; withoutStatus: 'UNMAPPED' | null };
+  /** The change events its writes record, in their own statements. */
+  events: TableEvents;
+  /** The foreign keys from a row up to its load: [] (the row is a load) or null (it has none). */
+  loadPath: readonly LoadHop[] | null;
+  /** The tables a delete of a row cascades to (their rows under it), each with its own. */
+  cascade: readonly CascadeTable[];
+}
+
+/** One field of an event snapshot: a column, or a parent (its permalink, by its foreign key `column`). */
+export interface SnapshotField {
+  /** The payload's name (GraphQL's). */
+  name: string;
+  column: string;
+  type: ColumnType | 'parent';
+  /** The parent's table (type `parent`). */
+  parent?: string;
+}
+
+/** One foreign key on the way from a row to its load: the column, and the table it points to. */
+export interface LoadHop {
+  table: string;
+  column: string;
+}
+
+/** A table a delete cascades to: its rows whose `column` names a row deleted now are deleted with it. */
+export interface CascadeTable {
+  table: string;
+  column: string;
+  /** The event of each row deleted by the cascade. */
+  deleted: string | null;
+  loadPath: readonly LoadHop[] | null;
+  cascade: readonly CascadeTable[];
+}
+
+/** The change events of a table's writes (event types; null: none) and the fields of its snapshots. */
+export interface TableEvents {
+  /** The snapshot's key in a payload; null: the table has no snapshot events. */
+  snapshot: string | null;
+  created: string | null;
+  changed: string | null;
+  phaseChanged: string | null;
+  deleted: string | null;
+  transitions: readonly { type: string; column: string; name: string }[];
+  /** The snapshot's fields and the changed fields' candidates (besides `extra`, `phase` and the times). */
+  fields: readonly SnapshotField[];
 }
 
 /**
@@ -107,17 +153,31 @@ export interface UpsertStatement {
   name: string;
   text: string;
   params(input: UpsertInput): unknown[];
+  /**
+   * A statement to run first, in the same transaction (a delete that cascades: it locks the rows to
+   * delete, so the delete's own statement, which starts after every writer of a child under them has
+   * committed, sees those children too).
+   */
+  lock?: { name: string; text: string; params(input: UpsertInput): unknown[] };
   /** The statement's result rows → one result per input row, in input order. */
   read(rows: readonly Record<string, unknown>[], count: number): RowResult[];
 }
 
-/** SQL for the permalink of the load a row of the table touches (none for tables apart from loads). */
+/**
+ * SQL for the permalink of the load an input row (`i`, its parents' permalinks `p<n>`) belongs to: the
+ * order every write takes its locks in (none for tables under no load, or for loads: their own).
+ */
 function loadOrder(spec: RecordTable): string[] {
-  if (spec.table === 'loads') return [];
-  const parent = spec.parents[0];
-  if (parent?.table === 'loads') return ['r.p0'];
-  if (parent?.table === 'load_legs') return ['(SELECT l.permalink FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.id = r.parent_0)'];
-  return [];
+  const path = spec.loadPath;
+  if (!path?.length) return [];
+  const first = spec.parents.findIndex((p) => p.column === path[0]!.column);
+  if (first < 0) throw new Error(`${spec.table}: its load path starts at ${path[0]!.column}, no parent`);
+  if (path.length === 1) return [`i.p${first}`];
+  // Up the chain from the first parent (found by its permalink) to the load, each hop in the tenant.
+  const hops = path
+    .slice(1)
+    .map((hop, n) => `JOIN ${q(hop.table)} h${n + 1} ON h${n + 1}.tenant_id = h${n}.tenant_id AND h${n + 1}.id = h${n}.${q(hop.column)}`);
+  return [`(SELECT h${path.length - 1}.permalink FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.p${first})`];
 }
 
 /**
@@ -127,10 +187,14 @@ function loadOrder(spec: RecordTable): string[] {
  * Two rows of one statement must not share a permalink (ON CONFLICT cannot touch a row twice), and
  * they share one set of present columns (the keep-unless-sent rule is per statement).
  *
- * With `history: true` the same statement also records each written, skipped or duplicate row's body
- * in the payload history (db/payload-history.ts), with whether the write changed the stored record:
- * created, or a stored value (a column, a parent, the phase, `extra`) differs from the statement's
- * snapshot of the row before it.
+ * The same statement records what the write did (db/record-effects.ts): its change events, its phase
+ * history and its loads' activity, from the stored rows before the write (each locked first, in the
+ * write's order, and read at its latest version) and after it. The CTE `settled` holds the rows the
+ * statement accepted (written, skipped or duplicate; not those missing a parent).
+ *
+ * With `history: true` the same statement also records each settled row's body in the payload history
+ * (db/payload-history.ts), with whether the write changed the stored record: created, or a stored value
+ * (a column, a parent, the phase, `extra`, `deleted_at`) differs from the row before.
  */
 export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
   const history = options.history === true;
@@ -155,22 +219,32 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
   const parentIds = spec.parents.map(
     (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL FOR KEY SHARE) AS parent_${i}`,
   );
-  // A stop locks its leg's load first, as a leg locks its load: every writer under a load takes the
-  // load's lock before its parent's, in the order a load's delete takes them (the load, then its legs),
-  // so the two cannot wait on each other (the stop's load activity write needs the load too).
-  if (spec.parents[0]?.table === 'load_legs') {
+  // A record deeper under a load (a stop) locks its load first, as a leg locks its load: every writer
+  // under a load takes the load's lock before its parent's, in the order a load's delete takes them
+  // (the load, then its legs), so the two cannot wait on each other.
+  const order = loadOrder(spec);
+  if (spec.loadPath && spec.loadPath.length > 1) {
+    const path = spec.loadPath;
+    const first = spec.parents.findIndex((p) => p.column === path[0]!.column);
+    const hops = path
+      .slice(1)
+      .map((hop, n) => `JOIN ${q(hop.table)} h${n + 1} ON h${n + 1}.tenant_id = h${n}.tenant_id AND h${n + 1}.id = h${n}.${q(hop.column)}`);
     parentIds.unshift(
-      `(SELECT l.id FROM load_legs g JOIN loads l ON l.id = g.load_id WHERE g.tenant_id = $1::uuid AND g.permalink = i.p0 FOR KEY SHARE OF l) AS load_lock`,
+      `(SELECT h${path.length - 1}.id FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.p${first} FOR KEY SHARE OF h${path.length - 1}) AS load_lock`,
     );
   }
-  // What "changed" compares (history only): every stored value a write may replace, as one row value
+  // The stored row before the write, locked now (the lock the write takes anyway), in the write's
+  // order (the input is sorted first): read at its latest committed version, it is what the write
+  // replaces, so its events name exactly what changed, also when writers race.
+  const compares = !appendOnly;
+  if (compares) {
+    parentIds.push(`(SELECT b FROM ${q(spec.table)} b WHERE b.tenant_id = $1::uuid AND b.permalink = i.permalink FOR NO KEY UPDATE) AS before`);
+  }
+  // What "changed" compares (history): every stored value a write may replace, as one row value
   // (compared column by column with each type's equality); `deleted_at` too, so a revival is a change.
   const stored = [...columns.map((c) => c.column), ...spec.parents.map((p) => p.column), ...(spec.phase ? ['phase'] : []), 'extra', 'deleted_at'];
   const storedValues = (alias: string) => `ROW(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
-  const compares = history && !appendOnly;
-  if (compares) {
-    parentIds.push(`(SELECT ${storedValues('b')} FROM ${q(spec.table)} b WHERE b.tenant_id = $1::uuid AND b.permalink = i.permalink) AS before`);
-  }
+  const storedBefore = `ROW(${stored.map((column) => `(r.before).${q(column)}`).join(', ')})`;
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
   const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
@@ -215,40 +289,42 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
       ].join(', ')}
       WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
 
-  // Rows are inserted in the order of the load they touch (its permalink), then their own permalink, so
-  // any two statements, of any kinds, lock what they share in one order: their own rows, and the loads
-  // a child's write touches (a leg's, stop's or update's load moves its last_activity_at). Ordered
+  // Rows are locked and inserted in the order of the load they touch (its permalink), then their own
+  // permalink, so any two statements, of any kinds, lock what they share in one order. Ordered
   // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
   // bench: load updates in their own permalink order; legs by load id against loads by permalink).
+  const orderBy = `${order.map((key) => `${key}, `).join('')}i.permalink`;
+  const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
-    FROM jsonb_to_recordset($3::jsonb) AS i(${recordset})
+    FROM (SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(${recordset}) ORDER BY ${orderBy} OFFSET 0) i
   ),
   written AS (
     INSERT INTO ${q(spec.table)} AS t (${insertColumns.map(q).join(', ')})
     SELECT ${insertValues.join(', ')}
     FROM rows r
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-    ORDER BY ${loadOrder(spec)
-      .map((key) => `${key}, `)
-      .join('')}r.permalink
     ON CONFLICT (tenant_id, permalink) ${conflict}
-    RETURNING t.permalink, (xmax = 0) AS inserted${spec.phase ? ', t.phase' : ''}${compares ? `, ${storedValues('t')} AS after` : ''}
-  )${history ? historyCtes() : ''}
-  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
-  FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
-
-  /** The settled rows (written, skipped or duplicate; not those missing a parent) and their history rows. */
-  function historyCtes() {
-    const fixed = appendOnly ? 3 : 5;
-    return `,
+    RETURNING t.*, (t.xmax = 0) AS inserted
+  ),
+  facts AS (
+    SELECT w.*${compares ? ', r.before' : ''}
+    FROM (SELECT w.*, row_number() OVER () AS n FROM written w) w JOIN rows r ON r.permalink = w.permalink
+  ),
   settled AS (
     SELECT r.ord, r.permalink,
       CASE WHEN w.permalink IS NULL THEN '${appendOnly ? 'duplicate' : 'skipped'}' ELSE 'processed' END AS outcome,
-      ${compares ? 'CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR w.after IS DISTINCT FROM r.before END' : 'w.permalink IS NOT NULL'} AS changed
+      ${compares ? `CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR ${storedValues('w')} IS DISTINCT FROM ${storedBefore} END` : 'w.permalink IS NOT NULL'} AS changed
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-  ),
+  )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
+
+  /** The history rows of the settled rows. */
+  function historyCtes() {
+    const fixed = appendOnly ? 3 : 5;
+    return `,
   ${historyCte({
     settled: 'settled',
     tenantId: '$1::uuid',
@@ -314,19 +390,62 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
   // $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per column.
   const value = (i: number) => `$${6 + i}`;
   const statusIndex = spec.phase ? editable.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
-  const text = `UPDATE ${q(spec.table)} AS t SET ${[
+  const set = [
     ...editable.map((c, i) => keepUnlessSent(c.column, '$4', `${value(i)}::${c.type}`)),
     ...(spec.phase && statusIndex >= 0 ? [keepUnlessSent('phase', '$4', phaseSql('t.tenant_id', value(statusIndex)), spec.phase.statusColumn)] : []),
     'extra = t.extra || $5::jsonb',
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
-  ].join(',\n  ')}
-WHERE t.tenant_id = $1::uuid AND t.permalink = $2::text AND t.deleted_at IS NULL
-RETURNING t.id`;
+  ];
+  const text = storedRowsUpdate(spec, `b.tenant_id = $1::uuid AND b.permalink = $2::text AND b.deleted_at IS NULL`, set, 'SELECT id FROM written');
   return {
     name: `edit_${spec.name}`,
     text,
     params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
+  };
+}
+
+/**
+ * An UPDATE of the stored rows matching `where` (on alias `b`, in one tenant): each locked first in
+ * permalink order and read at its latest version, updated by `set` (on alias `t`), with what the
+ * update did recorded by the same statement (its change events, phase history and activity:
+ * db/record-effects.ts). `select` reads the CTE `written` (the updated rows).
+ */
+function storedRowsUpdate(spec: RecordTable, where: string, set: readonly string[], select: string): string {
+  const effects = changeEffects(spec, 'facts');
+  return `WITH locked AS (
+    SELECT b.id, b AS before FROM ${q(spec.table)} b WHERE ${where} ORDER BY b.permalink FOR NO KEY UPDATE OF b
+  ),
+  written AS (
+    UPDATE ${q(spec.table)} AS t SET ${set.join(',\n      ')}
+    FROM locked l WHERE t.tenant_id = (l.before).tenant_id AND t.id = l.id
+    RETURNING t.*, false AS inserted
+  ),
+  facts AS (
+    SELECT w.*, l.before FROM (SELECT w.*, row_number() OVER () AS n FROM written w) w JOIN locked l ON l.id = w.id
+  )${effects.map((cte) => `,\n  ${cte}`).join('')}
+  ${select}`;
+}
+
+/**
+ * The re-phasing of a tenant's stored rows when its status mapping changes: every row whose status
+ * has the key `$2` and whose phase is not `$3` takes phase `$3`; a table with a freshness time counts
+ * it as a write at `$4` (its `changed_at`). Its events and phase history are recorded by the same
+ * statement. Answers how many rows it re-phased.
+ */
+export function buildRephaseStatement(spec: RecordTable) {
+  if (!spec.phase) throw new Error(`${spec.table}: no phase to re-phase`);
+  const text = storedRowsUpdate(
+    spec,
+    `b.tenant_id = $1::uuid AND status_key(b.${q(spec.phase.statusColumn)}) = $2::text AND b.phase IS DISTINCT FROM $3::"Phase"`,
+    ['phase = $3::"Phase"', ...(spec.freshness === 'append_only' ? [] : ['changed_at = $4::timestamptz'])],
+    'SELECT count(*)::int AS count FROM written',
+  );
+  return {
+    name: `rephase_${spec.name}`,
+    text,
+    params: (tenantId: string, key: string, phase: string, now: Date) =>
+      spec.freshness === 'append_only' ? [tenantId, key, phase] : [tenantId, key, phase, now],
   };
 }
 
@@ -337,9 +456,11 @@ RETURNING t.id`;
  * `sync_run_time` is `skipped`; any other row takes the delete's freshness (its `sync_run_time`, or
  * the clock): a live row also gets `deleted_at` and `changed_at` (the clock) and answers `deleted`, a
  * tombstone keeps them and answers `already_deleted` (so a stale upsert cannot revive it either). No
- * row is `not_found`. The children's cascade and the `*.deleted` events are the table's triggers
- * (migration `record_tombstones`), in the same transaction. Takes the upsert's input (its `present`
- * columns and rows' values are unused).
+ * row is `not_found`. The same statement deletes the cascade (`spec.cascade`: the live rows under a
+ * row deleted now, recursively, with its `deleted_at` and `changed_at` and a freshness no older than
+ * its own, so a stale upsert of a child cannot revive it), records a `*.deleted` event per row deleted
+ * now and moves the activity of the loads it touched. Takes the upsert's input (its `present` columns
+ * and rows' values are unused).
  *
  * With `history: true` the same statement also records each delete's body in the payload history
  * (db/payload-history.ts): every row it answers, `not_found` included (history is kept by permalink),
@@ -349,6 +470,63 @@ RETURNING t.id`;
 export function buildDeleteStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
   if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
   const history = options.history === true;
+  // The cascade, level by level: each table's live rows under a row deleted now (locked first, in id
+  // order, as a writer of such a row locks its parent before it), deleted with the parent's times.
+  const levels: { name: string; table: CascadeTable | null; ctes: string[] }[] = [{ name: 'written', table: null, ctes: [] }];
+  const cascade = (tables: readonly CascadeTable[], parent: string) => {
+    for (const table of tables) {
+      const name = `cascade_${levels.length}`;
+      levels.push({
+        name,
+        table,
+        ctes: [
+          `${name}_locked AS (
+    SELECT c.id FROM ${q(table.table)} c
+    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} IN (SELECT p.id FROM ${parent} p WHERE p.deleted_now)
+    ORDER BY c.id FOR UPDATE OF c
+  )`,
+          `${name} AS (
+    UPDATE ${q(table.table)} AS c SET deleted_at = p.deleted_at, changed_at = p.changed_at, fresh_at = GREATEST(c.fresh_at, p.fresh_at)
+    FROM ${name}_locked k, ${parent} p
+    WHERE c.tenant_id = $1::uuid AND c.id = k.id AND p.tenant_id = c.tenant_id AND p.id = c.${q(table.column)}
+    RETURNING c.*, true AS deleted_now
+  )`,
+        ],
+      });
+      cascade(table.cascade, name);
+    }
+  };
+  cascade(spec.cascade, 'written');
+  const deletedOf = (level: (typeof levels)[number]) => (level.table ? level.table.deleted : spec.events.deleted);
+  const pathOf = (level: (typeof levels)[number]) => (level.table ? level.table.loadPath : spec.loadPath);
+  // The `*.deleted` events of every row deleted now (the cascade's after their parents'), and the
+  // activity of the loads of every row written.
+  const deleted = levels.flatMap((level, i) => {
+    const type = deletedOf(level);
+    if (!type) return [];
+    const load = loadJoin(pathOf(level), 'd');
+    const data = `jsonb_build_object('permalink', d.permalink, 'deletedAt', ${eventTime('d.deleted_at')}${load ? `, 'loadPermalink', ${load.permalink}` : ''})`;
+    return [
+      `SELECT ${i} AS level, d.permalink AS ord, d.tenant_id, '${type}' AS type, ${load ? load.permalink : 'NULL::text'} AS load_permalink, ${data} AS data, d.deleted_at AS at
+    FROM ${level.name} d${load?.joins ?? ''} WHERE d.deleted_now`,
+    ];
+  });
+  const touched = levels.flatMap((level) => {
+    const load = loadJoin(pathOf(level), 'd');
+    return load ? [`SELECT d.tenant_id, ${load.id} AS load_id, d.changed_at AS at FROM ${level.name} d${load.joins}`] : [];
+  });
+  const effects = [
+    ...levels.flatMap((level) => level.ctes),
+    ...(deleted.length
+      ? [
+          `events AS (
+    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
+    SELECT x.tenant_id, NULL, x.type, x.load_permalink, x.data, x.at FROM (${deleted.join(' UNION ALL ')}) x ORDER BY x.level, x.ord
+  )`,
+        ]
+      : []),
+    ...(touched.length ? [activityCte(touched.join(' UNION ALL '))] : []),
+  ];
   const text = `WITH rows AS (
     SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
   ),
@@ -364,9 +542,15 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
       changed_at = CASE WHEN l.deleted_at IS NULL THEN $2::timestamptz ELSE t.changed_at END,
       fresh_at = COALESCE($4::timestamptz, $2::timestamptz)
     FROM locked l
-    WHERE t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
-    RETURNING t.id
-  )${history ? historyCtes() : ''}
+    WHERE t.tenant_id = $1::uuid AND t.id = l.id AND ($4::timestamptz IS NULL OR l.fresh_at <= $4::timestamptz)
+    RETURNING t.*, (l.deleted_at IS NULL) AS deleted_now
+  ),
+  settled AS (
+    SELECT r.ord, r.permalink,
+      CASE WHEN l.id IS NOT NULL AND w.id IS NULL THEN 'skipped' ELSE 'processed' END AS outcome,
+      (w.id IS NOT NULL AND l.deleted_at IS NULL) AS changed
+    FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id
+  )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}
   SELECT r.ord, CASE WHEN l.id IS NULL THEN 'not_found' WHEN w.id IS NULL THEN 'skipped'
     WHEN l.deleted_at IS NULL THEN 'deleted' ELSE 'already_deleted' END AS tombstone
   FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id`;
@@ -374,12 +558,6 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
   /** Every delete settles (none misses a parent): skipped when kept by freshness, changed when deleted now. */
   function historyCtes() {
     return `,
-  settled AS (
-    SELECT r.ord, r.permalink,
-      CASE WHEN l.id IS NOT NULL AND w.id IS NULL THEN 'skipped' ELSE 'processed' END AS outcome,
-      (w.id IS NOT NULL AND l.deleted_at IS NULL) AS changed
-    FROM rows r LEFT JOIN locked l ON l.permalink = r.permalink LEFT JOIN written w ON w.id = l.id
-  ),
   ${historyCte({
     settled: 'settled',
     tenantId: '$1::uuid',
@@ -394,6 +572,15 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
   return {
     name: `delete_${spec.name}${history ? '_history' : ''}`,
     text,
+    ...(spec.cascade.length
+      ? {
+          lock: {
+            name: `lock_${spec.name}`,
+            text: `SELECT t.id FROM ${q(spec.table)} t WHERE t.tenant_id = $1::uuid AND t.permalink = ANY($2::text[]) ORDER BY t.permalink FOR UPDATE OF t`,
+            params: (input: UpsertInput) => [input.tenantId, input.rows.map((row) => row.permalink)],
+          },
+        }
+      : {}),
     params(input) {
       const all = [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime];
       if (!history) return all;

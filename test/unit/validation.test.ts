@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { buildUpsertStatement } from '../../src/db/record-statements.js';
 import { ingestSourceOf } from '../../src/domain/ingest-health/report.js';
 import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
-import { tableOf } from '../../src/domain/shared/record.js';
+import { recordTableOf } from '../../src/domain/record-tables.js';
 import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
 import { createValidator, maxClockSkewMs, nulIssues, permalinkIssue, syncRunTimeIssue } from '../../src/domain/shared/validate.js';
 import { jsonDepth, parseJsonObject } from '../../src/http/request.js';
@@ -176,7 +176,7 @@ describe('request bodies', () => {
 });
 
 describe('upsert statement parameters', () => {
-  const statement = buildUpsertStatement(tableOf(loadLegRecord));
+  const statement = buildUpsertStatement(recordTableOf(loadLegRecord));
   test('fixed parameters, then the rows as one JSON array: one value per column (undefined → null), then parent permalinks', () => {
     const params = statement.params({
       tenantId: tenant.id,

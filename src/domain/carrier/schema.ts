@@ -28,6 +28,8 @@ export const carrierRecord = defineRecord({
   table: 'carriers',
   model: 'Carrier',
   changeEvents: ['carrier.deleted'],
+  events: { snapshot: null, deleted: 'carrier.deleted' },
+  load: null,
   body: CarrierUpsert,
   permalinkField: 'native_system_carrier_permalink',
   freshness: 'none',

@@ -2,7 +2,7 @@ import { recordSpecs } from '../registry.js';
 
 /**
  * The change events a tenant's subscribers receive (docs/reference/events.md lists their payloads): those
- * each record kind declares (`changeEvents`, emitted by its table's triggers), in registry order, then
+ * each record kind declares (`changeEvents`, recorded by its write statements), in registry order, then
  * ingest health's own.
  */
 export const loadEventTypes: readonly string[] = [...recordSpecs.flatMap((spec) => spec.changeEvents), 'ingest_health.state_changed'];

@@ -1,5 +1,5 @@
 /**
- * Reading the change-event outbox (`load_events`, filled by database triggers and numbered by
+ * Reading the change-event outbox (`load_events`, filled by the write statements and numbered by
  * sequencing passes; see the migrations `load_events` and `event_sequencer`): pages after a cursor,
  * retention pruning, and the cursor's string form. Callers run a pass (sequencer.ts) before reading.
  */

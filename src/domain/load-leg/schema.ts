@@ -52,6 +52,8 @@ export const loadLegRecord = defineRecord({
   table: 'load_legs',
   model: 'LoadLeg',
   changeEvents: ['leg.changed', 'leg.deleted'],
+  events: { snapshot: 'leg', created: 'leg.changed', changed: 'leg.changed', deleted: 'leg.deleted', omit: ['company_permalink', 'native_system_load_id'] },
+  load: 'native_system_load_permalink',
   body: LoadLegUpsert,
   permalinkField: 'native_system_load_leg_permalink',
   freshness: 'sync_run_time',

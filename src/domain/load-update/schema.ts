@@ -60,6 +60,8 @@ export const loadUpdateRecord = defineRecord({
   table: 'load_updates',
   model: 'LoadUpdate',
   changeEvents: ['load_update.received'],
+  events: { snapshot: 'update', created: 'load_update.received', omit: ['company_permalink', 'native_system_load_permalink'] },
+  load: 'native_system_load_permalink',
   body: LoadUpdateCreate,
   permalinkField: 'native_system_load_update_permalink',
   freshness: 'append_only',

@@ -24,10 +24,13 @@ const LocationType = builder.objectRef<Location>('Location').implement({
 });
 
 builder.prismaObjectFields('Load', (t) => ({
-  lastActivityAt: t.expose('lastActivityAt', {
+  lastActivityAt: t.field({
     type: 'DateTime',
     description:
       'The latest service-clock write of the load or any of its legs, stops and load updates (what `LoadFilter.activitySince` and `ACTIVITY_DESC` use).',
+    select: { changedAt: true, activity: { select: { lastActivityAt: true } } },
+    // Every load has its activity row (written with the load); a load stored around the service has none yet.
+    resolve: (load) => load.activity?.lastActivityAt ?? load.changedAt,
   }),
   lastUpdate: t.field({
     type: LoadUpdateObject,

@@ -3,12 +3,12 @@
  * the freshness time and `changed_at` to the service clock, so a later sync whose `sync_run_time`
  * is older answers `skipped` (api-contract.md, "sync_run_time precisely"). One UPDATE … WHERE
  * tenant_id AND permalink applies it atomically and re-derives the phase when the status changes
- * (the phase-history trigger records the change).
+ * (the same statement records its events, phase history and activity).
  */
 import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import { buildEditStatement } from '../../db/record-statements.js';
-import { tableOf } from '../shared/record.js';
+import { recordTableOf } from '../record-tables.js';
 import type { TenantRef } from '../shared/tenant-ref.js';
 import { assertValid, createValidator } from '../shared/validate.js';
 import { LoadUpsert, loadRecord } from './schema.js';
@@ -24,7 +24,7 @@ export const LoadPatch = LoadUpsert.omit({ native_system_load_permalink: true, c
 const validatePatch = createValidator({ body: LoadPatch });
 const columns = Object.entries(loadRecord.columns).filter(([field]) => !(fixedFields as readonly string[]).includes(field));
 const statement = buildEditStatement(
-  tableOf(loadRecord),
+  recordTableOf(loadRecord),
   columns.map(([, c]) => c),
 );
 

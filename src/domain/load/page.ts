@@ -6,9 +6,9 @@
  * (`skip: 1` leaves it out), a negative `take` reads backwards and answers in list order.
  */
 import type { Sql } from '../../db/database.js';
-import { orderKeys } from '../../db/json-tree.js';
+import { orderKeys, toOneJoin } from '../../db/json-tree.js';
 import { loadFilterWhere, loadOrderBy, type LoadFilter, type LoadOrder } from './queries.js';
-import { compileTree, compileWhere } from './tree.js';
+import { compileTree, compileWhere, treeTables } from './tree.js';
 
 /** The connection query @pothos/plugin-prisma plans for `loads`. */
 export interface LoadPageQuery {
@@ -41,29 +41,36 @@ export async function readLoadPage(
     'l',
     query,
     '$1',
-    keys.map((k) => k.field),
+    keys.filter((k) => !k.relation).map((k) => k.field),
   );
   if (!tree) return null;
   const params: unknown[] = [tenantId];
   const param = (value: unknown) => `$${params.push(value)}`;
   const where = compileWhere('Load', 'l', loadFilterWhere(tenantId, filter), '$1', param);
   const backwards = take! < 0;
-  const columns = (alias: string) => `(${keys.map((k) => `${alias}.${k.column}`).join(', ')})`;
+  // A key on a to-one relation (ACTIVITY_DESC: the load's activity row) reads the joined row.
+  const relations = [...new Set(keys.flatMap((k) => (k.relation ? [k.relation] : [])))];
+  const joins = (alias: string) => relations.map((relation, i) => ` ${toOneJoin('Load', relation, alias, `${alias}_o${i}`, treeTables)}`).join('');
+  const keySql = (alias: string, k: (typeof keys)[number]) => `${k.relation ? `${alias}_o${relations.indexOf(k.relation)}` : alias}.${k.column}`;
+  const keyName = (k: (typeof keys)[number], i: number) => (k.relation ? `__order_${i}` : k.field);
+  const columns = (alias: string) => `(${keys.map((k) => keySql(alias, k)).join(', ')})`;
   let cursor = '';
   if (query.cursor) {
     if (typeof query.cursor.id !== 'string') return null;
     // Rows at or after the cursor's row in list order (at or before it when reading backwards).
     const atOrAfter = descending !== backwards ? '<=' : '>=';
-    cursor = ` JOIN (SELECT ${keys.map((k) => k.column).join(', ')} FROM loads WHERE id = ${param(query.cursor.id)}::uuid AND tenant_id = $1) c ON ${columns('l')} ${atOrAfter} ${columns('c')}`;
+    cursor = ` JOIN (SELECT ${keys.map((k, i) => `${keySql('c', k)} AS ${k.column}_${i}`).join(', ')} FROM loads c${joins('c')} WHERE c.id = ${param(query.cursor.id)}::uuid AND c.tenant_id = $1) c ON ${columns('l')} ${atOrAfter} (${keys.map((k, i) => `c.${k.column}_${i}`).join(', ')})`;
   }
   const inner = backwards === descending ? 'ASC' : 'DESC';
   const outer = descending ? 'DESC' : 'ASC';
+  const relationKeys = keys.flatMap((k, i) => (k.relation ? [`, ${keySql('l', k)} AS "${keyName(k, i)}"`] : [])).join('');
   const text =
-    `SELECT row_to_json(p) AS j FROM (SELECT ${tree.list} FROM loads l${cursor} WHERE l.tenant_id = $1 AND ${where}` +
-    ` ORDER BY ${keys.map((k) => `l.${k.column} ${inner}`).join(', ')} LIMIT ${Math.abs(take!)} OFFSET ${skip}) p ORDER BY ${keys.map((k) => `p."${k.field}" ${outer}`).join(', ')}`;
+    `SELECT row_to_json(p) AS j FROM (SELECT ${tree.list}${relationKeys} FROM loads l${joins('l')}${cursor} WHERE l.tenant_id = $1 AND ${where}` +
+    ` ORDER BY ${keys.map((k) => `${keySql('l', k)} ${inner}`).join(', ')} LIMIT ${Math.abs(take!)} OFFSET ${skip}) p ORDER BY ${keys.map((k, i) => `p."${keyName(k, i)}" ${outer}`).join(', ')}`;
   const rows = await sql.query<{ j: Record<string, unknown> }>(text, params);
   return rows.map(({ j }) => {
     tree.decode(j);
+    keys.forEach((k, i) => k.relation && delete j[keyName(k, i)]);
     return j;
   });
 }

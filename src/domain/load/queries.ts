@@ -22,7 +22,7 @@ export const loadOrders = ['CREATED_DESC', 'ACTIVITY_DESC'] as const;
 export type LoadOrder = (typeof loadOrders)[number];
 
 export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrderByWithRelationInput[] {
-  return order === 'ACTIVITY_DESC' ? [{ lastActivityAt: 'desc' }, { id: 'desc' }] : [{ createdAt: 'desc' }, { id: 'desc' }];
+  return order === 'ACTIVITY_DESC' ? [{ activity: { lastActivityAt: 'desc' } }, { id: 'desc' }] : [{ createdAt: 'desc' }, { id: 'desc' }];
 }
 
 /**
@@ -45,7 +45,7 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   const status = filter?.status ? statusKey(filter.status) : '';
   if (status) and.push({ statusKey: status });
   if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
-  if (filter?.activitySince) and.push({ lastActivityAt: { gte: filter.activitySince } });
+  if (filter?.activitySince) and.push({ activity: { is: { lastActivityAt: { gte: filter.activitySince } } } });
   const carrier = filter?.carrier?.trim();
   if (carrier) and.push({ legs: { some: { ...liveOnly, carrier: { is: { tenantId, permalink: carrier, ...liveOnly } } } } });
   const city = filter?.city?.trim();

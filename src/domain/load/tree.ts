@@ -8,6 +8,7 @@ import { recordSpecs } from '../registry.js';
 export const treeTables: Readonly<Record<string, string>> = {
   ...Object.fromEntries(recordSpecs.map((spec) => [spec.model, spec.table])),
   PhaseChange: 'phase_changes',
+  LoadActivity: 'load_activity',
 };
 
 export const compileTree = treeCompiler(treeTables);

@@ -13,7 +13,8 @@ import { buildDeleteStatement, buildUpsertStatement, type RowResult, type Upsert
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import { tableOf, type IngestAction, type RecordSpec } from './record.js';
+import type { IngestAction, RecordSpec } from './record.js';
+import { recordTableOf } from '../record-tables.js';
 import type { TenantRef } from './tenant-ref.js';
 import type { RecordKind } from '../registry.js';
 import { createValidator, type ValidRecord } from './validate.js';
@@ -128,12 +129,12 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   const hints = createFieldHints({ body });
   const deletes = action === 'delete';
   const build = deletes ? buildDeleteStatement : buildUpsertStatement;
-  const statement = build(tableOf(spec));
+  const statement = build(recordTableOf(spec));
   /**
    * The same statement recording the payload history of what it settles (db/payload-history.ts's
    * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
    */
-  const recording = build(tableOf(spec), { history: true });
+  const recording = build(recordTableOf(spec), { history: true });
   // A delete names its record only: no column, no parent.
   const columnEntries = deletes ? [] : Object.entries(spec.columns);
   const parents = deletes ? [] : spec.parents;
@@ -215,17 +216,25 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
     const history = w.scope.dryRun ? null : w.scope.history;
     const chosen = history ? recording : statement;
-    const params = chosen.params({
+    const input = {
       tenantId: w.scope.tenant.id,
       now: w.scope.now,
       syncRunTime: w.syncRunTime,
       present: group[0]!.present,
       rows: group.map((p) => p.row),
       history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId } : undefined,
-    });
+    };
+    const params = chosen.params(input);
     let rows: Record<string, unknown>[];
+    // A delete that cascades locks its rows first, then deletes in a statement of the same transaction
+    // (a dry run is one transaction already).
+    const { lock } = chosen;
+    const run = async (on: Sql) => {
+      if (lock) await on.query(lock.text, lock.params(input), lock.name);
+      return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
+    };
     try {
-      rows = await sql.query<Record<string, unknown>>(chosen.text, params, chosen.name);
+      rows = await (lock && !w.scope.dryRun ? w.scope.db.transaction(run) : run(sql));
     } catch (thrown) {
       if (!isDataRefusal(thrown) || w.single) throw thrown;
       const [first] = group;

@@ -5,7 +5,7 @@
  * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-import type { ColumnSpec, Freshness, ParentColumn, RecordTable } from '../../db/record-statements.js';
+import type { CascadeTable, ColumnSpec, Freshness, LoadHop, ParentColumn, RecordTable, SnapshotField } from '../../db/record-statements.js';
 import { camelCase, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
@@ -40,6 +40,27 @@ export interface GraphqlNames {
   enumNames?: Record<string, string>;
 }
 
+/** The change events of a kind (their types; each one must be in `changeEvents`). */
+export interface RecordEvents<Field extends string = string> {
+  /** The key of the record's snapshot in a payload (`load`, `leg`); null: no snapshot events. */
+  snapshot: string | null;
+  /** A new record (with `created: true` and every field changed when the same type as `changed`). */
+  created?: string;
+  /** A stored record whose fields changed (`changedFields`, sorted). */
+  changed?: string;
+  /** A stored record whose phase changed (`from`, `to`, `status`), with a `phase_changes` row. */
+  phaseChanged?: string;
+  /** A record deleted now (a tombstone), each of the delete's cascade too. */
+  deleted?: string;
+  /**
+   * Events of a field that becomes set (`stop.arrived`: `arrived_at`): recorded after the record's
+   * other events, and the field is then no changed field of its `changed` event.
+   */
+  transitions?: readonly { type: string; field: Field }[];
+  /** Fields (columns or parents) left out of the snapshot and the changed fields. */
+  omit?: readonly Field[];
+}
+
 type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
 
 /** Any zod object body (the declared shape is checked by `defineRecord`). */
@@ -55,8 +76,8 @@ export interface RecordSpec<Kind extends string = string> {
   /** The Prisma model of `table` (the SQL load page reads it through the models' relations). */
   model: string;
   /**
-   * The change events the database emits when a record of this kind is written (its triggers in the
-   * migrations); the event catalog is built from them, in registry order.
+   * The change events a write of this kind records (each named in `events`, checked by `defineRecord`);
+   * the event catalog is built from them, in registry order.
    */
   changeEvents: readonly string[];
   body: AnyBody;
@@ -71,6 +92,19 @@ export interface RecordSpec<Kind extends string = string> {
    * without a status (null or blank): a load is `UNMAPPED`, a load update (a GPS ping) has none.
    */
   phase?: { from: string; withoutStatus: 'UNMAPPED' | null };
+  /**
+   * The database side of the kind's change events (docs/decisions/0032-set-based-writes.md): the
+   * write statements (db/record-statements.ts) record them from this, in the write's own statement.
+   * The snapshot in a payload holds every column and parent of the kind (by default: a field added to
+   * the kind is in its events) but those named in `omit`, plus `phase`, `extra` and the times.
+   */
+  events: RecordEvents;
+  /**
+   * The parent chain up to the load: `self` (the record is a load), the parent field whose record
+   * leads to the load (its own `load`), or null (the record hangs under no load: no activity, no
+   * `loadPermalink`). A write moves the activity of the loads it touches (`load_activity`).
+   */
+  load: string | null;
   rest: RestNames;
   graphql: GraphqlNames;
 }
@@ -85,14 +119,22 @@ export function defineRecord<
   const Permalink extends FieldOf<Body>,
   const ParentField extends FieldOf<Body> = never,
 >(
-  spec: Omit<RecordSpec<Kind>, 'body' | 'permalinkField' | 'columns' | 'parents' | 'phase'> & {
+  spec: Omit<RecordSpec<Kind>, 'body' | 'permalinkField' | 'columns' | 'parents' | 'phase' | 'events' | 'load'> & {
     body: Body;
     permalinkField: Permalink;
     phase?: { from: Exclude<FieldOf<Body>, Permalink | ParentField>; withoutStatus: 'UNMAPPED' | null };
+    events: RecordEvents<NoInfer<Exclude<FieldOf<Body>, Permalink>>>;
+    load: 'self' | NoInfer<ParentField> | null;
     parents: readonly ParentSpec<ParentField>[];
     columns: { readonly [F in Exclude<FieldOf<Body>, Permalink | ParentField>]: ColumnSpec };
   },
 ): RecordSpec<Kind> {
+  const { events } = spec;
+  const used = [events.created, events.changed, events.phaseChanged, events.deleted, ...(events.transitions ?? []).map((t) => t.type)].filter(
+    (type): type is string => type !== undefined,
+  );
+  const undeclared = [...used.filter((type) => !spec.changeEvents.includes(type)), ...spec.changeEvents.filter((type) => !used.includes(type))];
+  if (undeclared.length) throw new Error(`${spec.kind}: events and changeEvents disagree on ${undeclared.join(', ')}`);
   return spec;
 }
 
@@ -139,8 +181,53 @@ export const bulkMutationName = (spec: RecordSpec, action = writeActionOf(spec))
   return `bulk${single[0]!.toUpperCase()}${single.slice(1)}s`;
 };
 
-/** The table a record kind is written to, as the SQL builders see it. */
-export function tableOf(spec: RecordSpec): RecordTable {
+/** The snapshot name of a parent: its column without `_id`, with `Permalink` (`load_id` → `loadPermalink`). */
+const parentName = (column: string) => camelCase(`${column.replace(/_id$/, '')}_permalink`);
+
+/**
+ * The table a record kind is written to, as the SQL builders see it: its columns and parents, and its
+ * database side derived from the declaration: the events' fields (every column and parent but the
+ * omitted ones), the chain up to its load, and the tables a delete cascades to (the kinds whose
+ * required parent it is, recursively). `kinds` are all the kinds (the registry), for those two.
+ */
+export function tableOf(spec: RecordSpec, kinds: readonly RecordSpec[]): RecordTable {
+  const omit = new Set<string>(spec.events.omit ?? []);
+  const columnOf = (field: string) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column;
+  for (const field of [...omit, ...(spec.events.transitions ?? []).map((t) => t.field)]) {
+    if (!columnOf(field)) throw new Error(`${spec.kind}: events name ${field}, no column or parent of the kind`);
+  }
+  const fields: SnapshotField[] = [
+    { name: 'permalink', column: 'permalink', type: 'text' },
+    ...Object.entries(spec.columns)
+      .filter(([field]) => !omit.has(field))
+      .map(([, c]) => ({ name: camelCase(c.column), column: c.column, type: c.type })),
+    ...spec.parents.filter((p) => !omit.has(p.field)).map((p) => ({ name: parentName(p.column), column: p.column, type: 'parent' as const, parent: p.table })),
+  ];
+  const kindOfTable = (table: string) => {
+    const kind = kinds.find((k) => k.table === table);
+    if (!kind) throw new Error(`${spec.kind}: no kind is stored in ${table}`);
+    return kind;
+  };
+  const loadPath = (kind: RecordSpec): LoadHop[] | null => {
+    if (kind.load === null) return null;
+    if (kind.load === 'self') return [];
+    const parent = kind.parents.find((p) => p.field === kind.load);
+    if (!parent) throw new Error(`${kind.kind}: load names ${kind.load}, no parent of the kind`);
+    const rest = loadPath(kindOfTable(parent.table));
+    if (!rest) throw new Error(`${kind.kind}: its load's parent ${parent.table} leads to no load`);
+    return [{ table: parent.table, column: parent.column }, ...rest];
+  };
+  const cascadeOf = (table: string): CascadeTable[] =>
+    kinds
+      .filter((k) => k.freshness !== 'append_only' && k.table !== table)
+      .flatMap((k) => k.parents.filter((p) => p.required && p.table === table).map((p) => ({ kind: k, column: p.column })))
+      .map(({ kind, column }) => ({
+        table: kind.table,
+        column,
+        deleted: kind.events.deleted ?? null,
+        loadPath: loadPath(kind),
+        cascade: cascadeOf(kind.table),
+      }));
   return {
     name: spec.kind,
     table: spec.table,
@@ -148,6 +235,17 @@ export function tableOf(spec: RecordSpec): RecordTable {
     parents: spec.parents,
     freshness: spec.freshness,
     phase: spec.phase && { statusColumn: spec.columns[spec.phase.from]!.column, withoutStatus: spec.phase.withoutStatus },
+    events: {
+      snapshot: spec.events.snapshot,
+      created: spec.events.created ?? null,
+      changed: spec.events.changed ?? null,
+      phaseChanged: spec.events.phaseChanged ?? null,
+      deleted: spec.events.deleted ?? null,
+      transitions: (spec.events.transitions ?? []).map((t) => ({ type: t.type, column: columnOf(t.field)!, name: camelCase(columnOf(t.field)!) })),
+      fields,
+    },
+    loadPath: loadPath(spec),
+    cascade: spec.freshness === 'append_only' ? [] : cascadeOf(spec.table),
   };
 }
 

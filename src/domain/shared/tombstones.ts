@@ -4,7 +4,7 @@
  * the stops of purged legs, the legs and load updates of purged loads (their phase history goes
  * with them by its foreign key), then the loads and carriers themselves. A load update of a live load
  * that named a purged leg keeps its load (its leg becomes null); a leg naming a purged carrier keeps
- * its other assignments (its carrier becomes null, by the foreign key, which records a `leg.changed`).
+ * its other assignments (its carrier becomes null, by the foreign key; no `leg.changed` is recorded).
  * Run by the periodic maintenance (`events/maintenance.ts`); idempotent, so instances may overlap.
  */
 import type { Database } from '../../db/database.js';

@@ -1,12 +1,15 @@
 /**
  * The tenant's status mapping: TMS status text (compared trimmed and case-insensitively) → phase.
  * Changing it re-phases the tenant's stored loads and load updates in the same transaction; the
- * database trigger on `loads.phase` records each phase change.
+ * re-phasing statement (db/record-statements.ts) records each phase change and its event.
  */
 import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
 import { Phase as Phases } from '../../db/generated/prisma/enums.js';
+import { buildRephaseStatement } from '../../db/record-statements.js';
+import { recordTableOf } from '../record-tables.js';
+import { recordSpecs } from '../registry.js';
 
 export const phases = Object.values(Phases) as Phase[];
 
@@ -31,12 +34,12 @@ export async function listStatusMappings(db: Database, tenantId: string) {
   return db.prisma.statusMapping.findMany({ where: { tenantId }, orderBy: { statusKey: 'asc' } });
 }
 
-/** Re-phases every load and load update of the tenant whose status has the given key. */
-async function rephase(tx: Pick<Database['prisma'], '$executeRaw'>, tenantId: string, key: string, phase: Phase, now: Date) {
-  await tx.$executeRaw`UPDATE loads SET phase = ${phase}::"Phase", changed_at = ${now}
-    WHERE tenant_id = ${tenantId}::uuid AND status_key = ${key} AND phase <> ${phase}::"Phase"`;
-  await tx.$executeRaw`UPDATE load_updates SET phase = ${phase}::"Phase"
-    WHERE tenant_id = ${tenantId}::uuid AND status_key(status) = ${key} AND phase IS DISTINCT FROM ${phase}::"Phase"`;
+/** The re-phasing statement of each phased kind (a load's records its phase change and its events). */
+const rephasing = recordSpecs.filter((spec) => spec.phase).map((spec) => buildRephaseStatement(recordTableOf(spec)));
+
+/** Re-phases every record of a phased kind (loads, load updates) of the tenant whose status has the given key. */
+async function rephase(tx: Pick<Database['prisma'], '$queryRawUnsafe'>, tenantId: string, key: string, phase: Phase, now: Date) {
+  for (const statement of rephasing) await tx.$queryRawUnsafe(statement.text, ...statement.params(tenantId, key, phase, now));
 }
 
 /** Maps a TMS status to a phase (creating or replacing the mapping) and re-phases stored records. */

@@ -73,6 +73,18 @@ export const stopRecord = defineRecord({
   table: 'stops',
   model: 'Stop',
   changeEvents: ['stop.arrived', 'stop.departed', 'stop.changed', 'stop.deleted'],
+  events: {
+    snapshot: 'stop',
+    created: 'stop.changed',
+    changed: 'stop.changed',
+    deleted: 'stop.deleted',
+    transitions: [
+      { type: 'stop.arrived', field: 'arrived_at' },
+      { type: 'stop.departed', field: 'departed_at' },
+    ],
+    omit: ['company_permalink'],
+  },
+  load: 'native_system_load_leg_permalink',
   body: StopUpsert,
   permalinkField: 'native_system_stop_permalink',
   freshness: 'sync_run_time',

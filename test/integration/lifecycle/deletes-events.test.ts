@@ -4,7 +4,10 @@
  * `DELETED_RETENTION_DAYS`, and a delete racing upserts of the same permalink (truly parallel on
  * PostgreSQL; serialised on PGlite, where the same answers must hold).
  */
+import { buildUpsertStatement } from '../../../src/db/record-statements.js';
+import { recordTableOf } from '../../../src/domain/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
+import { onPostgres } from '../../setup/database.js';
 import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
@@ -244,5 +247,48 @@ describe('a delete racing upserts of the same permalink', { timeout: 120_000 }, 
     const storedLegs = await db.loadLeg.findMany({ where: { load: { permalink: load.native_system_load_permalink as string } }, include: { stops: true } });
     const live = storedLegs.flatMap((leg) => [leg, ...leg.stops]).filter((record) => record.deletedAt === null);
     expect(live.map((record) => record.permalink)).toEqual([]);
+  });
+});
+
+describe('a delete and a child written under its record at the same time (PostgreSQL: truly parallel)', { timeout: 120_000 }, () => {
+  // The delete locks its loads in one statement and cascades in the next: the cascade's statement starts
+  // after the child's writer (who held its load's KEY SHARE lock) committed, so it sees the child.
+  test.runIf(onPostgres())('a leg committed while its load’s delete waited for it is deleted with the load', async ({ api, tenant, testApp }) => {
+    const { db } = testApp.database;
+    const load = await seed(api, routes.load, loadBody(tenant));
+    const leg = loadLegBody(tenant, load);
+    const statement = buildUpsertStatement(recordTableOf(recordSpecOf.load_leg));
+    const table = recordTableOf(recordSpecOf.load_leg);
+    const waitingForLocks = async () =>
+      (
+        await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`, [])
+      )[0]!.n;
+    let deleted: Promise<{ status: number }> | undefined;
+    await db.transaction(async (sql) => {
+      // The leg's write, uncommitted: it holds its load's KEY SHARE lock.
+      await sql.query(
+        statement.text,
+        statement.params({
+          tenantId: tenant.id,
+          now: new Date(),
+          syncRunTime: null,
+          present: table.columns.map((c) => c.column),
+          rows: [
+            {
+              permalink: leg.native_system_load_leg_permalink as string,
+              values: table.columns.map(() => null),
+              parents: [load.native_system_load_permalink as string, null],
+              extra: {},
+            },
+          ],
+        }),
+      );
+      deleted = api.post(del.load, { native_system_load_permalink: load.native_system_load_permalink });
+      // Commit once the delete waits for the leg's lock on the load.
+      for (let polls = 0; (await waitingForLocks()) === 0; polls++) expect(polls).toBeLessThan(100_000);
+    });
+    expect((await deleted!).status).toBe(200);
+    const stored = await db.prisma.loadLeg.findFirstOrThrow({ where: { tenantId: tenant.id, permalink: leg.native_system_load_leg_permalink as string } });
+    expect(stored.deletedAt).not.toBeNull();
   });
 });

@@ -1,0 +1,185 @@
+/**
+ * What a write of record rows does besides the rows themselves, as data-modifying CTEs of the write's
+ * own statement (docs/decisions/0032-set-based-writes.md): its change events (`load_events`), its
+ * phase history (`phase_changes`) and the activity of the loads it touches (`load_activity`). Each is
+ * one set-based INSERT over the statement's rows: no trigger, no function called per row. Built from
+ * a table's description (`RecordTable`, derived from the kind's declaration), so no kind's fields are
+ * listed by hand. Every join matches `tenant_id` as well as the key: a statement stays in one tenant.
+ */
+import type { LoadHop, RecordTable, SnapshotField, TableEvents } from './record-statements.js';
+
+const q = (identifier: string) => `"${identifier}"`;
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** An instant as payloads print it: ISO 8601 UTC with milliseconds (as GraphQL's DateTime). */
+export const eventTime = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A jsonb object of `[key, SQL value]` pairs (in chunks: a function takes at most 100 arguments). */
+function jsonObject(pairs: readonly (readonly [string, string])[]): string {
+  const chunks: string[] = [];
+  for (let i = 0; i < pairs.length; i += 40) {
+    chunks.push(
+      `jsonb_build_object(${pairs
+        .slice(i, i + 40)
+        .map(([key, value]) => `${literal(key)}, ${value}`)
+        .join(', ')})`,
+    );
+  }
+  return chunks.length ? `(${chunks.join(' || ')})` : `'{}'::jsonb`;
+}
+
+/**
+ * The joins from the row at `alias` up to its load (each matching the tenant), and the SQL of the
+ * load's id and permalink; null when the row hangs under no load.
+ */
+export function loadJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; id: string; permalink: string } | null {
+  if (!path) return null;
+  let previous = alias;
+  let joins = '';
+  path.forEach((hop, i) => {
+    const next = `${alias}_l${i}`;
+    joins += ` LEFT JOIN ${q(hop.table)} ${next} ON ${next}.tenant_id = ${previous}.tenant_id AND ${next}.id = ${previous}.${q(hop.column)}`;
+    previous = next;
+  });
+  return { joins, id: `${previous}.id`, permalink: `${previous}.permalink` };
+}
+
+/** The SQL of one snapshot field of the row at `alias` (a parent's permalink through `parentAlias`). */
+function fieldSql(field: SnapshotField, alias: string, parentAlias: (field: SnapshotField) => string): string {
+  if (field.type === 'parent') return `${parentAlias(field)}.permalink`;
+  if (field.type === 'timestamptz') return eventTime(`${alias}.${q(field.column)}`);
+  return `${alias}.${q(field.column)}`;
+}
+
+/** The names a snapshot holds beyond its fields, in this order: the phase, `extra` and the times. */
+function bookkeeping(spec: RecordTable, alias: string): [string, string][] {
+  return [
+    ...(spec.phase ? [['phase', `${alias}.phase`] as [string, string]] : []),
+    ['extra', `${alias}.extra`],
+    ...(spec.freshness === 'append_only' ? [] : [['changedAt', eventTime(`${alias}.changed_at`)] as [string, string]]),
+    ['createdAt', eventTime(`${alias}.created_at`)],
+  ];
+}
+
+/** The fields of a created record that its event names changed: every snapshot name but the times, sorted. */
+const createdFields = (spec: RecordTable) => [...spec.events.fields.map((f) => f.name), ...(spec.phase ? ['phase'] : []), 'extra'].sort();
+
+/**
+ * The CTEs recording what a write did, after the statement's own: `facts` is a relation of the
+ * statement holding every column of each written row (`f.*`), `inserted` (created now), `n` (the
+ * order to record in) and `before` (the row as it was, a whole-row value locked before the write, or
+ * null). Returns the CTE definitions (`name AS (…)`), none when the table records nothing.
+ */
+export function changeEffects(spec: RecordTable, facts: string): string[] {
+  const { events } = spec;
+  const load = loadJoin(spec.loadPath, 'f');
+  const ctes: string[] = [];
+  const parentAliases = new Map<string, string>();
+  let parentJoins = '';
+  for (const field of events.fields) {
+    if (field.type !== 'parent') continue;
+    const alias = `f_p${parentAliases.size}`;
+    parentAliases.set(field.column, alias);
+    parentJoins += ` LEFT JOIN ${q(field.parent!)} ${alias} ON ${alias}.tenant_id = f.tenant_id AND ${alias}.id = f.${q(field.column)}`;
+  }
+  const snapshot = events.snapshot
+    ? jsonObject([...events.fields.map((f) => [f.name, fieldSql(f, 'f', (p) => parentAliases.get(p.column)!)] as const), ...bookkeeping(spec, 'f')])
+    : 'NULL::jsonb';
+  // The snapshot's fields whose stored value differs from the row before (parents by their key), sorted;
+  // a transition's field is left out when the transition happens now (its own event says it).
+  const transitionNow = (t: TableEvents['transitions'][number], a = 'f') =>
+    `(${a}.${q(t.column)} IS NOT NULL AND (${a}.inserted OR (${a}.before).${q(t.column)} IS NULL))`;
+  const compared = [...events.fields.map((f) => [f.name, f.column] as const), ['extra', 'extra'] as const].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const changed = `array_remove(ARRAY[${compared
+    .map(([name, column]) => {
+      const transition = events.transitions.find((t) => t.column === column);
+      return `CASE WHEN f.${q(column)} IS DISTINCT FROM (f.before).${q(column)}${transition ? ` AND NOT ${transitionNow(transition)}` : ''} THEN ${literal(name)} END`;
+    })
+    .join(', ')}]::text[], NULL)`;
+  const activityColumn = spec.freshness === 'append_only' ? 'created_at' : 'changed_at';
+  ctes.push(`effects AS (
+    SELECT f.*, ${load ? `${load.id} AS load_id_, ${load.permalink} AS load_permalink_` : 'NULL::uuid AS load_id_, NULL::text AS load_permalink_'},
+      ${snapshot} AS snap_, ${events.changed ? `CASE WHEN f.inserted THEN NULL ELSE ${changed} END` : 'NULL::text[]'} AS changed_
+    FROM ${facts} f${load?.joins ?? ''}${parentJoins}
+  )`);
+
+  const sameType = events.created !== null && events.created === events.changed;
+  const wrap = (extra: readonly (readonly [string, string])[]) =>
+    jsonObject([...(spec.loadPath?.length ? [['loadPermalink', 'e.load_permalink_'] as const] : []), [events.snapshot!, 'e.snap_'], ...extra]);
+  const candidates: string[] = [];
+  const candidate = (rank: number, type: string, data: string, where: string) =>
+    candidates.push(
+      `SELECT e.n, ${rank} AS rank, e.tenant_id, ${literal(type)} AS type, e.load_permalink_ AS load_permalink, ${data} AS data, e.${activityColumn} AS at FROM effects e WHERE ${where}`,
+    );
+  if (events.snapshot && events.created) {
+    const all = `'${JSON.stringify(createdFields(spec))}'::jsonb`;
+    candidate(
+      1,
+      events.created,
+      wrap(
+        sameType
+          ? [
+              ['created', 'true'],
+              ['changedFields', all],
+            ]
+          : [],
+      ),
+      'e.inserted',
+    );
+  }
+  if (events.snapshot && events.changed) {
+    candidate(
+      1,
+      events.changed,
+      wrap([...(sameType ? [['created', 'false'] as const] : []), ['changedFields', 'to_jsonb(e.changed_)']]),
+      'NOT e.inserted AND cardinality(e.changed_) > 0',
+    );
+  }
+  if (events.phaseChanged && spec.phase) {
+    const data = jsonObject([
+      ['loadPermalink', 'e.load_permalink_'],
+      ['from', '(e.before).phase'],
+      ['to', 'e.phase'],
+      ['status', `e.${q(spec.phase.statusColumn)}`],
+      ['changedAt', eventTime('e.changed_at')],
+    ]);
+    candidate(2, events.phaseChanged, data, 'NOT e.inserted AND e.phase IS DISTINCT FROM (e.before).phase');
+  }
+  events.transitions.forEach((t, i) => {
+    candidate(3 + i, t.type, wrap([[t.name, `e.snap_ -> ${literal(t.name)}`]]), transitionNow(t, 'e'));
+  });
+  if (candidates.length) {
+    ctes.push(`events AS (
+    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
+    SELECT x.tenant_id, NULL, x.type, x.load_permalink, x.data, x.at FROM (${candidates.join(' UNION ALL ')}) x ORDER BY x.n, x.rank
+  )`);
+  }
+  if (events.phaseChanged && spec.phase) {
+    ctes.push(`phases AS (
+    INSERT INTO phase_changes (id, tenant_id, load_id, from_phase, to_phase, status, changed_at)
+    SELECT gen_random_uuid(), e.tenant_id, e.id, CASE WHEN e.inserted THEN NULL ELSE (e.before).phase END, e.phase, e.${q(spec.phase.statusColumn)}, e.changed_at
+    FROM effects e WHERE e.inserted OR e.phase IS DISTINCT FROM (e.before).phase ORDER BY e.n
+  )`);
+  }
+  if (load) {
+    ctes.push(
+      activityCte(
+        `SELECT e.tenant_id, e.load_id_ AS load_id, e.${activityColumn} AS at FROM effects e${spec.freshness === 'append_only' ? ' WHERE e.inserted' : ''}`,
+      ),
+    );
+  }
+  return ctes;
+}
+
+/**
+ * The CTE moving the activity of the loads in `touched` (rows of `tenant_id`, `load_id`, `at`) forward
+ * to their latest `at` (never back), one row per load, in load id order: every write takes the
+ * activity rows it moves in that one order, so writers of any kinds cannot deadlock on them.
+ */
+export function activityCte(touched: string): string {
+  return `activity AS (
+    INSERT INTO load_activity AS a (tenant_id, load_id, last_activity_at)
+    SELECT t.tenant_id, t.load_id, max(t.at) FROM (${touched}) t WHERE t.load_id IS NOT NULL GROUP BY t.tenant_id, t.load_id ORDER BY t.tenant_id, t.load_id
+    ON CONFLICT (tenant_id, load_id) DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at WHERE a.last_activity_at < EXCLUDED.last_activity_at
+  )`;
+}
