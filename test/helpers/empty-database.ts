@@ -8,7 +8,7 @@ import { onPostgres } from '../setup/database.js';
 import { adminQuery, databaseUrl } from '../setup/template.js';
 
 /** An empty database; `open` opens another connection to it (PostgreSQL), `drop` closes and removes it. */
-export async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Promise<Database>; drop(): Promise<void> }> {
+async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Promise<Database>; drop(): Promise<void> }> {
   if (!onPostgres()) {
     const db = await openDatabase({ dataDir: 'memory://' });
     return { db, open: async () => db, drop: () => db.close() };
