@@ -47,57 +47,41 @@ ALTER TABLE "load_events" DROP CONSTRAINT "load_events_pkey", ADD CONSTRAINT "lo
 ALTER TABLE "ingest_rejections" DROP CONSTRAINT "ingest_rejections_pkey", ADD CONSTRAINT "ingest_rejections_pkey" PRIMARY KEY ("tenant_id", "id");
 ALTER TABLE "status_mappings" DROP CONSTRAINT "status_mappings_pkey", ADD CONSTRAINT "status_mappings_pkey" PRIMARY KEY ("tenant_id", "id");
 
--- 3. Foreign keys between records on (tenant_id, <parent>_id), with their ON DELETE behaviours (named
--- as Prisma names a key of two columns).
-ALTER TABLE "load_legs" ADD CONSTRAINT "load_legs_tenant_id_load_id_fkey" FOREIGN KEY ("tenant_id", "load_id")
-  REFERENCES "loads" ("tenant_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "load_legs" ADD CONSTRAINT "load_legs_tenant_id_carrier_id_fkey" FOREIGN KEY ("tenant_id", "carrier_id")
-  REFERENCES "carriers" ("tenant_id", "id") ON DELETE SET NULL ("carrier_id") ON UPDATE NO ACTION;
-ALTER TABLE "stops" ADD CONSTRAINT "stops_tenant_id_leg_id_fkey" FOREIGN KEY ("tenant_id", "leg_id")
-  REFERENCES "load_legs" ("tenant_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "load_updates" ADD CONSTRAINT "load_updates_tenant_id_load_id_fkey" FOREIGN KEY ("tenant_id", "load_id")
-  REFERENCES "loads" ("tenant_id", "id") ON DELETE RESTRICT ON UPDATE NO ACTION;
-ALTER TABLE "load_updates" ADD CONSTRAINT "load_updates_tenant_id_leg_id_fkey" FOREIGN KEY ("tenant_id", "leg_id")
-  REFERENCES "load_legs" ("tenant_id", "id") ON DELETE SET NULL ("leg_id") ON UPDATE NO ACTION;
-ALTER TABLE "phase_changes" ADD CONSTRAINT "phase_changes_tenant_id_load_id_fkey" FOREIGN KEY ("tenant_id", "load_id")
-  REFERENCES "loads" ("tenant_id", "id") ON DELETE CASCADE ON UPDATE NO ACTION;
-
+-- 3. Foreign keys between records on (tenant_id, <parent>_id), with their ON DELETE behaviours, named
+-- as Prisma names a key of two columns (<table>_tenant_id_<column>_fkey). load_activity's only when the
+-- table is there.
 DO $$
+DECLARE
+  k record;
 BEGIN
-  IF to_regclass('load_activity') IS NOT NULL THEN
-    ALTER TABLE "load_activity" ADD CONSTRAINT "load_activity_tenant_id_load_id_fkey" FOREIGN KEY ("tenant_id", "load_id")
-      REFERENCES "loads" ("tenant_id", "id") ON DELETE CASCADE ON UPDATE NO ACTION;
-  END IF;
+  FOR k IN SELECT * FROM (VALUES
+      ('load_legs', 'load_id', 'loads', 'RESTRICT'),
+      ('load_legs', 'carrier_id', 'carriers', 'SET NULL ("carrier_id")'),
+      ('stops', 'leg_id', 'load_legs', 'RESTRICT'),
+      ('load_updates', 'load_id', 'loads', 'RESTRICT'),
+      ('load_updates', 'leg_id', 'load_legs', 'SET NULL ("leg_id")'),
+      ('phase_changes', 'load_id', 'loads', 'CASCADE'),
+      ('load_activity', 'load_id', 'loads', 'CASCADE')
+    ) AS keys ("table", "column", parent, on_delete)
+    WHERE to_regclass("table") IS NOT NULL LOOP
+    EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I FOREIGN KEY ("tenant_id", %I) REFERENCES %I ("tenant_id", "id") ON DELETE %s ON UPDATE NO ACTION',
+                   k."table", k."table" || '_tenant_id_' || k."column" || '_fkey', k."column", k.parent, k.on_delete);
+  END LOOP;
 END $$;
 
 -- 4. The keys to tenants (a reference table under Citus) of the tables distributed by tenant_id: same
 -- ON DELETE CASCADE, ON UPDATE NO ACTION (a tenant's id never changes).
-ALTER TABLE "carriers" DROP CONSTRAINT "carriers_tenant_id_fkey", ADD CONSTRAINT "carriers_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "loads" DROP CONSTRAINT "loads_tenant_id_fkey", ADD CONSTRAINT "loads_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "load_legs" DROP CONSTRAINT "load_legs_tenant_id_fkey", ADD CONSTRAINT "load_legs_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "stops" DROP CONSTRAINT "stops_tenant_id_fkey", ADD CONSTRAINT "stops_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "load_updates" DROP CONSTRAINT "load_updates_tenant_id_fkey", ADD CONSTRAINT "load_updates_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "phase_changes" DROP CONSTRAINT "phase_changes_tenant_id_fkey", ADD CONSTRAINT "phase_changes_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "load_events" DROP CONSTRAINT "load_events_tenant_id_fkey", ADD CONSTRAINT "load_events_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "load_event_cursors" DROP CONSTRAINT "load_event_cursors_tenant_id_fkey", ADD CONSTRAINT "load_event_cursors_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "ingest_counts" DROP CONSTRAINT "ingest_counts_tenant_id_fkey", ADD CONSTRAINT "ingest_counts_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "ingest_sources" DROP CONSTRAINT "ingest_sources_tenant_id_fkey", ADD CONSTRAINT "ingest_sources_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "ingest_rejections" DROP CONSTRAINT "ingest_rejections_tenant_id_fkey", ADD CONSTRAINT "ingest_rejections_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "ingest_health_states" DROP CONSTRAINT "ingest_health_states_tenant_id_fkey", ADD CONSTRAINT "ingest_health_states_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE "status_mappings" DROP CONSTRAINT "status_mappings_tenant_id_fkey", ADD CONSTRAINT "status_mappings_tenant_id_fkey"
-  FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION;
+DO $$
+DECLARE
+  t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['carriers', 'loads', 'load_legs', 'stops', 'load_updates', 'phase_changes', 'load_events',
+                           'load_event_cursors', 'ingest_counts', 'ingest_sources', 'ingest_rejections',
+                           'ingest_health_states', 'status_mappings'] LOOP
+    EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I, ADD CONSTRAINT %I FOREIGN KEY ("tenant_id") REFERENCES "tenants" ("id") ON DELETE CASCADE ON UPDATE NO ACTION',
+                   t, t || '_tenant_id_fkey', t || '_tenant_id_fkey');
+  END LOOP;
+END $$;
 
 -- 5. Lookups by id alone. The functions of earlier migrations (events' snapshots, load activity, the
 -- event sequencer's `e.id = todo.id`) and the parent lookup of the write statements find a load, leg,
