@@ -24,6 +24,16 @@ interface Field {
 
 const models = (getDatamodel() as unknown as { datamodel: { models: Record<string, { fields: Field[] }> } }).datamodel.models;
 
+/**
+ * The key column of a to-one relation besides tenant_id: every relation between records is keyed by
+ * (tenantId, <parent>Id) (docs/decisions/0033-tenant-leading-keys.md), and every join here matches
+ * the tenant on both sides by `tenant_id = $1` already. Undefined on the to-many side.
+ */
+const keyOf = (field: Field) => {
+  const key = field.relationFromFields?.filter((name) => name !== 'tenantId');
+  return key?.length === 1 ? key[0] : undefined;
+};
+
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -129,12 +139,12 @@ function orAsUnion(model: string, alias: string, arms: unknown[], ctx: Context):
     );
   }
   for (const { field, inner } of related) {
-    const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f.relationFromFields?.length === 1);
+    const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && keyOf(f));
     const childTable = ctx.tables[field.type];
     if (!back || !childTable) throw unsupported;
     const child = `t${++ctx.aliases}`;
     selects.push(
-      `SELECT ${child}.${quote(columnOf(back.relationFromFields![0]!))} FROM ${quote(childTable)} ${child} WHERE ${child}.tenant_id = ${ctx.tenantParam} AND ${conditionSql(field.type, child, inner, ctx)}`,
+      `SELECT ${child}.${quote(columnOf(keyOf(back)!))} FROM ${quote(childTable)} ${child} WHERE ${child}.tenant_id = ${ctx.tenantParam} AND ${conditionSql(field.type, child, inner, ctx)}`,
     );
   }
   return `${alias}.id IN (${selects.join(' UNION ALL ')})`;
@@ -191,13 +201,14 @@ function relationJoin(alias: string, field: Field, ctx: Context): { table: strin
   const table = ctx.tables[field.type];
   if (!table) throw unsupported;
   const child = `t${++ctx.aliases}`;
-  if (field.relationFromFields?.length === 1) {
+  const key = keyOf(field);
+  if (key) {
     // to-one: this row holds the key
-    return { table, child, join: `${child}.id = ${alias}.${quote(columnOf(field.relationFromFields[0]!))}` };
+    return { table, child, join: `${child}.id = ${alias}.${quote(columnOf(key))}` };
   }
-  const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && f.relationFromFields?.length === 1);
+  const back = models[field.type]!.fields.find((f) => f.relationName === field.relationName && keyOf(f));
   if (!back) throw unsupported;
-  return { table, child, join: `${child}.${quote(columnOf(back.relationFromFields![0]!))} = ${alias}.id` };
+  return { table, child, join: `${child}.${quote(columnOf(keyOf(back)!))} = ${alias}.id` };
 }
 
 /** The models a tree may reach, with their tables (columns are the snake_case of the field names). */

@@ -16,16 +16,29 @@ const invalidCursor = () =>
     { field: 'after', issue: 'must be a cursor (pageInfo.endCursor or an edge cursor) this list returned' },
   ]);
 
-/** The connection query with its cursor restricted to the tenant (and checked to be an id). */
-export function scopeCursor<Q extends { cursor?: { id?: string } }>(query: Q, tenantId: string): Q {
+/**
+ * The cursor option of a record connection: the record's `id` alone, so a cursor never carries a
+ * tenant (the caller's tenant is added by `scopeCursor`). Pothos's types ask for a unique key of the
+ * model, which is `(tenantId, id)` (docs/decisions/0033-tenant-leading-keys.md); at run time it only
+ * reads and writes the field named here.
+ */
+export const recordIdCursor = 'id' as 'tenantId_id';
+
+/** The id a connection's parsed cursor names (Pothos parses `recordIdCursor` into `{ id }`). */
+const cursorId = (query: { cursor?: object }) => (query.cursor as { id?: unknown } | undefined)?.id;
+
+/** The connection query with its cursor made the record's key in the tenant (and checked to be an id). */
+export function scopeCursor<Q extends { cursor?: object }>(query: Q, tenantId: string): Q & { cursor?: { id?: string } } {
   if (!query.cursor) return query;
-  if (!uuid.test(String(query.cursor.id))) throw invalidCursor();
-  return { ...query, cursor: { ...query.cursor, tenantId } };
+  const id = cursorId(query);
+  if (typeof id !== 'string' || !uuid.test(id)) throw invalidCursor();
+  return { ...query, cursor: { ...query.cursor, id, tenantId_id: { tenantId, id } } };
 }
 
 /** After an empty page: fails when the cursor names no record of the tenant. */
-export async function assertCursorExists(query: { cursor?: { id?: string } }, exists: (id: string) => Promise<boolean>): Promise<void> {
-  if (query.cursor?.id && !(await exists(query.cursor.id))) throw invalidCursor();
+export async function assertCursorExists(query: { cursor?: object }, exists: (id: string) => Promise<boolean>): Promise<void> {
+  const id = cursorId(query);
+  if (typeof id === 'string' && !(await exists(id))) throw invalidCursor();
 }
 
 /**

@@ -1,6 +1,6 @@
 import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
-import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, recordIdCursor, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { carrierSearchWhere } from './queries.js';
@@ -43,7 +43,7 @@ builder.queryFields((t) => ({
   carriers: t.prismaConnection(
     {
       type: 'Carrier',
-      cursor: 'id',
+      cursor: recordIdCursor,
       description: "The tenant's carriers by name (then id), optionally narrowed by `search`.",
       args: {
         search: t.arg.string({ description: 'Case-insensitive part (matched literally) of the name, MC number, DOT number or SCAC.' }),

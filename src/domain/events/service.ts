@@ -65,7 +65,7 @@ export async function pruneLoadEvents(db: Database, before: Date, batchSize = 10
   let total = 0;
   for (;;) {
     const [row] = await db.sql.query<{ deleted: number }>(
-      `WITH gone AS (DELETE FROM load_events WHERE id IN (SELECT id FROM load_events WHERE occurred_at < $1 LIMIT $2) RETURNING 1)
+      `WITH gone AS (DELETE FROM load_events WHERE (tenant_id, id) IN (SELECT tenant_id, id FROM load_events WHERE occurred_at < $1 LIMIT $2) RETURNING 1)
        SELECT count(*)::int AS deleted FROM gone`,
       [before, batchSize],
     );

@@ -215,11 +215,11 @@ WITH expired AS (
   DELETE FROM ingest_counts WHERE tenant_id = ANY($1::uuid[]) AND bucket_start < $2
 ), trimmed AS (
   DELETE FROM ingest_rejections r USING (
-    SELECT id FROM (
-      SELECT id, row_number() OVER (PARTITION BY tenant_id ORDER BY received_at DESC, id) AS n
+    SELECT tenant_id, id FROM (
+      SELECT tenant_id, id, row_number() OVER (PARTITION BY tenant_id ORDER BY received_at DESC, id) AS n
       FROM ingest_rejections WHERE tenant_id = ANY($3::uuid[])) ranked
     WHERE n > $4) old
-  WHERE r.id = old.id
+  WHERE r.tenant_id = old.tenant_id AND r.id = old.id
 )
 SELECT 1`;
 

@@ -1,7 +1,7 @@
 import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { PhaseEnum } from '../../graphql/enums.js';
-import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, scopeCursor } from '../../graphql/pagination.js';
+import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, recordIdCursor, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { zodInput } from '../../graphql/zod-input.js';
 import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
@@ -126,7 +126,7 @@ builder.queryFields((t) => ({
   loads: t.prismaConnection(
     {
       type: 'Load',
-      cursor: 'id',
+      cursor: recordIdCursor,
       description: "The tenant's loads, newest first (by creation, or by activity with `orderBy: ACTIVITY_DESC`), optionally filtered.",
       args: {
         filter: t.arg({ type: LoadFilterInput, description: 'Narrows the list.' }),
@@ -182,7 +182,7 @@ builder.mutationField('editLoad', (t) =>
         },
       );
       await sequencer.committed(tenant.id);
-      return db.prisma.load.findUniqueOrThrow({ ...query, where: { id } });
+      return db.prisma.load.findUniqueOrThrow({ ...query, where: { tenantId_id: { tenantId: tenant.id, id } } });
     },
   }),
 );

@@ -4,47 +4,10 @@
  * `prisma migrate deploy`, here its WebAssembly build); rows an older version left unfinished are
  * resolved. On a fresh database of the run's kind: PGlite in memory, or PostgreSQL with DATABASE_URL.
  */
-import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { openDatabase, type Database } from '../../../src/db/database.js';
+import type { Database } from '../../../src/db/database.js';
 import { migrate, migrateWithPrismaEngine, migrationsPending, readMigrations, type Migration } from '../../../src/db/migrate.js';
-import { onPostgres } from '../../setup/database.js';
-import { adminQuery, databaseUrl } from '../../setup/template.js';
-
-/** An empty database (no tables); `drop` closes and removes it. */
-async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Promise<Database>; drop(): Promise<void> }> {
-  if (!onPostgres()) {
-    const db = await openDatabase({ dataDir: 'memory://' });
-    return { db, open: async () => db, drop: () => db.close() };
-  }
-  const name = `tms_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = databaseUrl(name);
-  const opened: Database[] = [];
-  const open = async () => {
-    const db = await openDatabase({ url, dataDir: '', poolSize });
-    opened.push(db);
-    return db;
-  };
-  return {
-    db: await open(),
-    open,
-    async drop() {
-      await Promise.all(opened.map((db) => db.close().catch(() => {})));
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
-}
-
-/** Runs `fn` on an empty database, dropped after. */
-async function withEmptyDatabase(fn: (database: { db: Database; open(): Promise<Database> }) => Promise<void>) {
-  const database = await emptyDatabase();
-  try {
-    await fn(database);
-  } finally {
-    await database.drop();
-  }
-}
+import { withEmptyDatabase } from '../../helpers/empty-database.js';
 
 const history = (db: Database) =>
   db.sql.query<{ migration_name: string; finished: boolean; rolled_back: boolean }>(
