@@ -29,7 +29,7 @@ function metricNames(expr: string): string[] {
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ')
     .replace(/"[^"]*"/g, ' ');
-  const keywords = new Set(['and', 'or', 'unless', 'by', 'without', 'bool', 'offset', 'time', 'le']);
+  const keywords = new Set(['and', 'or', 'unless', 'by', 'without', 'bool', 'offset', 'time', 'le', 'group_left', 'group_right']);
   return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b\s*(\()?/g)]
     .filter((m) => !m[2] && !keywords.has(m[1]!) && m[1]!.includes('_') && !/^\$|^__/.test(m[1]!))
     .map((m) => m[1]!.replace(/_(bucket|sum|count)$/, ''));
