@@ -382,8 +382,8 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Ingest source').selectOption('WEBHOOK');
     await page.getByRole('button', { name: 'Show' }).click();
     const city = page.locator('[data-kind="STOP"] li[data-field="city"]');
-    await expect.poll(() => city.getAttribute('data-missing'), { timeout: 30_000 }).toBe('1');
-    await expect(city.getAttribute('data-present')).resolves.toBe('0');
+    const counts = async () => `${await city.getAttribute('data-present')} present, ${await city.getAttribute('data-missing')} missing`;
+    await expect.poll(counts, { timeout: 30_000 }).toBe('0 present, 1 missing');
 
     // A record to fix opens in the lookup, with what the TMS sent.
     await city.getByRole('button', { name: `Look up ${String(cityless.native_system_stop_permalink)}` }).click();
