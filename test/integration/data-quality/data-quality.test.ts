@@ -179,6 +179,23 @@ describe('field coverage', () => {
   });
 });
 
+describe('field coverage under concurrency', () => {
+  test("a tenant's concurrent writes and two roll-ups running meanwhile count every record once", async ({ testApp, api, tenant }) => {
+    const batches = Array.from({ length: 12 }, (_, b) => Array.from({ length: 10 }, (_, i) => loadBody(tenant, (b + i) % 3 ? {} : { bol_number: null })));
+    const missing = batches.flat().filter((load) => load.bol_number === null).length;
+    const maintenance = eventMaintenanceOf(testApp, { retentionMs: 7 * 86_400_000 });
+    const answers = await Promise.all([
+      ...batches.map((records) => api.post(bulkPath('load'), { records })),
+      maintenance.runOnce().then(() => null),
+      maintenance.runOnce().then(() => null),
+    ]);
+    for (const answer of answers) if (answer) expect(answer.status).toBe(200);
+    await Promise.all([maintenance.runOnce(), maintenance.runOnce()]);
+    expect(await coverageRows(testApp, tenant.id)).toHaveLength(1);
+    expect(fieldOf(await quality(api), 'LOAD', 'bol_number')).toMatchObject({ present: 120 - missing, missing });
+  });
+});
+
 describe('findings', () => {
   test('load_without_legs: a load with no live leg 15 minutes after its creation', async ({ testApp, api, tenant }) => {
     const lonely = await seed(api, routes.load, loadBody(tenant));
