@@ -14,10 +14,10 @@
 import type { Sql } from './database.js';
 
 /** One hour: rows are counted per hour of the received time (UTC). */
-export const coverageHourMs = 3_600_000;
+const coverageHourMs = 3_600_000;
 
 /** Start of the hour holding `at` (UTC). */
-export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / coverageHourMs) * coverageHourMs);
+const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / coverageHourMs) * coverageHourMs);
 
 /** What a statement counting coverage is given: per row (in `rows` order), 1 or 0 per counted field; and the source. */
 export interface CoverageInput {

@@ -78,7 +78,7 @@ const carriers = [
  * `deliveriesByWebhook`-th load arrive by the TMS's webhook, which does not send the city (the board's
  * city filter misses them; the pull path sends it).
  */
-export const feedGaps = { legsWithoutKey: 4, deliveriesByWebhook: 3 } as const;
+const feedGaps = { legsWithoutKey: 4, deliveriesByWebhook: 3 } as const;
 
 const hours = (base: Date, h: number) => new Date(base.getTime() + h * 3_600_000).toISOString();
 

@@ -19,7 +19,7 @@ import { recordSpecOf, recordSpecs, type RecordKind } from '../registry.js';
 import { recommendedFields, type RecordSpec } from '../shared/record.js';
 
 /** The window read when no `since` is given: the last 24 hours (api-contract.md F). */
-export const defaultWindowMs = 24 * 3_600_000;
+const defaultWindowMs = 24 * 3_600_000;
 
 /** Most example permalinks a finding or a field answers (`first` is at most this). */
 export const maxExamples = 50;
@@ -49,15 +49,8 @@ export interface KindQuality {
 }
 
 /** The codes of the findings (api-contract.md F): stable, never renamed. */
-export const findingCodes = [
-  'load_without_legs',
-  'leg_sequence_gap',
-  'stop_without_appointment',
-  'update_without_position',
-  'update_in_future',
-  'unmapped_status',
-] as const;
-export type FindingCode = (typeof findingCodes)[number];
+export type FindingCode =
+  'load_without_legs' | 'leg_sequence_gap' | 'stop_without_appointment' | 'update_without_position' | 'update_in_future' | 'unmapped_status';
 
 export interface QualityFinding {
   code: FindingCode;
@@ -87,7 +80,7 @@ export interface ReadDataQualityOptions {
 }
 
 /** The window's start: the given instant, or 24 hours before `now`. */
-export function windowStart(now: Date, since?: Date | null): Date {
+function windowStart(now: Date, since?: Date | null): Date {
   return since ?? new Date(now.getTime() - defaultWindowMs);
 }
 
@@ -203,7 +196,7 @@ const checks: readonly FindingCheck[] = [
 ];
 
 /** The SQL of one finding: its count and its newest `$3` permalinks, in one statement. */
-export const findingSql = (check: Pick<FindingCheck, 'matches'>) =>
+const findingSql = (check: Pick<FindingCheck, 'matches'>) =>
   `WITH hits AS (${check.matches})
    SELECT (SELECT count(*) FROM hits)::int8 AS count, ARRAY(SELECT permalink FROM hits ORDER BY at DESC, id DESC, permalink LIMIT $3) AS examples`;
 
