@@ -466,7 +466,7 @@ const percent = (share) => `${Math.round(share * 100)} %`;
 function recordLink(kind, permalink) {
   const lookup = qualityKinds[kind]?.lookup;
   if (!lookup) return el('code', permalink);
-  const button = el('button', permalink, { type: 'button', 'data-lookup': lookup, 'aria-label': `Look up ${permalink}` });
+  const button = el('button', permalink, { type: 'button', 'data-lookup': lookup, title: 'Open in the record lookup' });
   button.addEventListener('click', () => openRecord(lookup, permalink));
   return button;
 }
@@ -488,11 +488,8 @@ function coverageItem(kind, f) {
     el('code', f.field),
     el('span', f.ratio === null ? 'no records' : `${percent(1 - f.ratio)} missing (${f.missing} of ${counted})`, { class: 'share' }),
   );
-  const bar = el('div', undefined, {
-    class: 'bar',
-    role: 'img',
-    'aria-label': f.ratio === null ? `${f.field}: no records` : `${f.field}: ${percent(f.ratio)} present`,
-  });
+  // The bar draws what the share's text says (read by screen readers): hidden from them.
+  const bar = el('div', undefined, { class: 'bar', 'aria-hidden': 'true' });
   const filled = el('span');
   filled.style.width = f.ratio === null ? '0' : `${f.ratio * 100}%`;
   bar.append(filled);
