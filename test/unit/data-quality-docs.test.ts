@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
 import { recommendedFields } from '../../src/domain/shared/record.js';
 import { openApiDocument } from '../../src/routes.js';
+import { dateTime, text } from '../../src/domain/shared/fields.js';
 
 const guide = readFileSync(new URL('../../docs/guides/data-quality.md', import.meta.url), 'utf8');
 const section = guide.slice(guide.indexOf('<!-- feeds:start -->'), guide.indexOf('<!-- feeds:end -->'));
@@ -33,5 +34,12 @@ describe('docs/guides/data-quality.md', () => {
         else expect(property.description, `${id}.${field}`).toMatch(new RegExp(`^Recommended\\. .* Feeds: ${feeds.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
       }
     }
+  });
+
+  test('a recommended field without what it feeds, or another field with it, is refused when declared', () => {
+    expect(() => text(10, 'recommended', 'A code.')).toThrow(/names the feature it feeds/);
+    expect(() => dateTime('recommended', 'A time.')).toThrow(/names the feature it feeds/);
+    expect(() => text(10, 'optional', 'A code.', { feeds: 'search' })).toThrow(/only a recommended one/);
+    expect(() => text(10, 'recommended', 'A code.', { feeds: 'search' })).not.toThrow();
   });
 });
