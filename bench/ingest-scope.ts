@@ -4,9 +4,9 @@ import type { IngestScope } from '../src/domain/shared/ingest.js';
 /**
  * The scope of a write made by calling the ingestion use case directly (bench/history-statement.ts,
  * bench/explain-write.ts): a `pull` write, not a dry run, with nothing around it (no event numbering,
- * statistics, accounting or log); payload history recorded under `requestId` unless it is null.
+ * statistics, accounting or log); payload history recorded under `requestId` unless it is null, field coverage counted unless `fieldCoverage` is false.
  */
-export function directScope(db: Database, tenant: IngestScope['tenant'], requestId: string | null, now = new Date()): IngestScope {
+export function directScope(db: Database, tenant: IngestScope['tenant'], requestId: string | null, now = new Date(), fieldCoverage = true): IngestScope {
   return {
     db,
     sequencer: { committed: async () => {}, touched: () => {} },
@@ -17,6 +17,7 @@ export function directScope(db: Database, tenant: IngestScope['tenant'], request
     now,
     log: { error: () => {} },
     history: requestId === null ? null : { requestId },
+    fieldCoverage,
     dryRun: false,
   };
 }

@@ -16,6 +16,7 @@
  *   npm run bench -- --cpu-prof --only load-upsert  # service CPU profile under bench/profiles/
  *   DATABASE_URL=… npm run bench -- --only load-board-postgraphile --preload 100000   # the board beside PostGraphile's
  *   npm run bench -- --otel                         # tracing on, every span sampled (bench/otlp-sink.ts)
+ *   npm run bench -- --without-coverage --only load-upsert,bulk-loads   # data quality's field coverage not counted
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
@@ -67,6 +68,7 @@ const { values: args } = parseArgs({
     'without-events': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
     otel: { type: 'boolean', default: false },
+    'without-coverage': { type: 'boolean', default: false },
     preload: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -75,7 +77,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000] [--otel]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000] [--otel] [--without-coverage]`);
   process.exit(0);
 }
 
@@ -105,6 +107,11 @@ const options = {
    * sink in this process: its cost is this run's figures against a run without --otel (decision 0027).
    */
   otel: args.otel,
+  /**
+   * The service counts no field coverage (INGEST_FIELD_COVERAGE=off, data quality's recommended-field
+   * counts): their cost is a run with it against this one (docs/decisions/0035-data-quality.md).
+   */
+  withoutCoverage: args['without-coverage'],
   /**
    * PostgreSQL only: the tenant `sync` is filled with this many loads (board-seed.ts's shape, by SQL)
    * before any scenario, so every scenario runs on tables of that size (issue 21's curve); the load
@@ -664,6 +671,7 @@ async function main() {
         NODE_ENV: 'production',
         LOG_LEVEL: options.logLevel,
         ...tracingEnv,
+        ...(options.withoutCoverage ? { INGEST_FIELD_COVERAGE: 'off' } : {}),
         // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
         // shedding stays on, as deployed; its 503s would show as errors).
         RATE_LIMIT_RECORDS_PER_SECOND: '0',
@@ -1002,7 +1010,7 @@ function report(database: string) {
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
     '',
-    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''}${options.withoutCoverage ? ' **field coverage not counted** (--without-coverage);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
       otelReceived
         ? ` **Tracing on, every span sampled** (--otel): the service sent ${fmt(otelReceived.exports)} OTLP exports, ${fmt(otelReceived.bytes / 2 ** 20, 1)} MB, to the in-bench sink; its cost is the difference from a run without --otel.`
         : ''

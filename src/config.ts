@@ -26,6 +26,8 @@ const Env = z.object({
   EVENTS_MAINTENANCE_INTERVAL_MS: withDefault(z.coerce.number().int().min(1000), 30000),
   PAYLOAD_HISTORY_DAYS: withDefault(z.coerce.number().int().min(0).max(3650), 14),
   PAYLOAD_HISTORY_PER_RECORD: withDefault(z.coerce.number().int().min(1).max(100), 50),
+  // Field coverage (data quality, api-contract.md F) is counted with every write; `off` only to measure its cost (npm run bench).
+  INGEST_FIELD_COVERAGE: withDefault(z.enum(['on', 'off']), 'on'),
   RESPONSE_CACHE_TTL_MS: withDefault(z.coerce.number().int().min(0).max(3_600_000), 1000),
   RESPONSE_CACHE_MAX_MB: withDefault(z.coerce.number().positive().max(65_536), 64),
   HTTP_HEADERS_TIMEOUT_MS: withDefault(z.coerce.number().int().min(1000), 10000),
@@ -87,7 +89,12 @@ export function loadConfig(env: Record<string, string | undefined>) {
       /** Shed new requests (503) when more queries than this wait for a pool connection (0 = never; PostgreSQL only). */
       overloadDbWaiting: e.OVERLOAD_DB_WAITING,
     },
-    ingest: { flushIntervalMs: e.INGEST_FLUSH_INTERVAL_MS, degradedRejectionRate: e.INGEST_DEGRADED_REJECTION_RATE },
+    ingest: {
+      flushIntervalMs: e.INGEST_FLUSH_INTERVAL_MS,
+      degradedRejectionRate: e.INGEST_DEGRADED_REJECTION_RATE,
+      /** Whether each write statement counts its recommended fields (db/field-coverage.ts); off only for the bench. */
+      fieldCoverage: e.INGEST_FIELD_COVERAGE === 'on',
+    },
     webhooks: {
       allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true',
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -231,8 +231,9 @@ function signOut() {
 async function refresh() {
   $('who').textContent = state.admin ? `Admin${state.tenant ? `, showing tenant ${state.tenant}` : ''}` : `Tenant ${state.tenant}`;
   if (state.admin) await loadTenants();
-  for (const id of ['health', 'rejections-section', 'statuses', 'lookup']) $(id).hidden = !state.tenant;
+  for (const id of ['health', 'rejections-section', 'statuses', 'quality', 'lookup']) $(id).hidden = !state.tenant;
   if (state.tenant) await loadTenantView();
+  if (state.tenant) await loadQuality(feedbackOf($('quality-form')));
 }
 
 async function loadTenants() {
@@ -439,7 +440,158 @@ function renderStatuses(unmapped, mappings) {
   $('mappings').tBodies[0].replaceChildren(...mappings.map((m) => row([m.status, m.phase, when(m.updatedAt)])));
 }
 
+/** The record kinds of data quality: their names, and the lookup's root field (none for load updates: no lookup by permalink). */
+const qualityKinds = {
+  CARRIER: { title: 'Carriers', lookup: 'carrier' },
+  LOAD: { title: 'Loads', lookup: 'load' },
+  LOAD_LEG: { title: 'Load legs', lookup: 'loadLeg' },
+  STOP: { title: 'Stops', lookup: 'stop' },
+  LOAD_UPDATE: { title: 'Load updates', lookup: null },
+};
+
+const qualityQuery = `query ($source: IngestSource) {
+  dataQuality(source: $source) {
+    since
+    kinds { kind records fields { field feeds present missing ratio missingExamples(first: 5) } }
+    findings { code kind count message examples(first: 5) }
+  }
+}`;
+
+const percent = (share) => `${Math.round(share * 100)} %`;
+
+/**
+ * A record's permalink to fix: a button opening it in the record lookup (its payload history shows what
+ * the TMS sent), or, for a load update (no lookup by permalink), the permalink as text.
+ */
+function recordLink(kind, permalink) {
+  const lookup = qualityKinds[kind]?.lookup;
+  if (!lookup) return el('code', permalink);
+  const button = el('button', permalink, { type: 'button', 'data-lookup': lookup, title: 'Open in the record lookup' });
+  button.addEventListener('click', () => openRecord(lookup, permalink));
+  return button;
+}
+
+/** "To fix: a, b, c" (nothing when there is no example). */
+function toFix(kind, permalinks) {
+  if (!permalinks.length) return [];
+  const line = el('p', 'To fix: ', { class: 'to-fix' });
+  permalinks.forEach((permalink, i) => line.append(...(i ? [' '] : []), recordLink(kind, permalink)));
+  return [line];
+}
+
+/** One recommended field: its name and missing share, a bar of its present share, what it feeds, the records to fix. */
+function coverageItem(kind, f) {
+  const item = el('li', undefined, { 'data-field': f.field, 'data-present': String(f.present), 'data-missing': String(f.missing) });
+  const counted = f.present + f.missing;
+  const head = el('div', undefined, { class: 'coverage-head' });
+  head.append(
+    el('code', f.field),
+    el('span', f.ratio === null ? 'no records' : `${percent(1 - f.ratio)} missing (${f.missing} of ${counted})`, { class: 'share' }),
+  );
+  // The bar draws what the share's text says (read by screen readers): hidden from them.
+  const bar = el('div', undefined, { class: 'bar', 'aria-hidden': 'true' });
+  const filled = el('span');
+  filled.style.width = f.ratio === null ? '0' : `${f.ratio * 100}%`;
+  bar.append(filled);
+  item.append(head, bar, el('p', `Feeds: ${f.feeds}`, { class: 'feeds' }), ...toFix(kind, f.missingExamples));
+  return item;
+}
+
+async function loadQuality(feedback) {
+  const source = $('quality-source').value || null;
+  const { dataQuality } = await graphql(qualityQuery, { source }, { feedback });
+  $('quality-kinds').replaceChildren(
+    ...dataQuality.kinds.map((k) => {
+      const card = el('article', undefined, { class: 'kind-quality', 'data-kind': k.kind, 'data-records': String(k.records) });
+      card.append(el('h3', `${qualityKinds[k.kind]?.title ?? k.kind}: ${k.records} record${k.records === 1 ? '' : 's'}`));
+      if (!k.records) card.append(el('p', 'No accepted records in the window.', { class: 'feeds' }));
+      else {
+        const list = el('ul', undefined, { class: 'coverage' });
+        list.append(...k.fields.map((f) => coverageItem(k.kind, f)));
+        card.append(list);
+      }
+      return card;
+    }),
+  );
+  const found = dataQuality.findings.filter((f) => f.count > 0);
+  $('findings').replaceChildren(
+    ...(found.length
+      ? found.map((f) => {
+          const item = el('li', undefined, { 'data-code': f.code, 'data-count': String(f.count) });
+          item.append(el('code', f.code), ` ${f.message}`, ...toFix(f.kind, f.examples));
+          return item;
+        })
+      : [el('li', 'None: no check found anything in the window.')]),
+  );
+  return '';
+}
+
+/** Opens a record in the lookup (its kind and permalink filled in) and shows it. */
+function openRecord(kind, permalink) {
+  $('lookup-kind').value = kind;
+  labelLookup();
+  $('permalink').value = permalink;
+  $('lookup').scrollIntoView();
+  void act(feedbackOf($('lookup-form')), (feedback) => lookUp(permalink, feedback));
+}
+
+/** The permalink field's label names the kind looked up ("Stop permalink"). */
+function labelLookup() {
+  const select = $('lookup-kind');
+  $('permalink-label').textContent = `${select.options[select.selectedIndex].text} permalink`;
+}
+
+/** What the TMS sent for a record, newest first (its payload history), each body behind a disclosure. */
+function payloadHistory(record, permalink, history, what) {
+  const open = openBodies(record);
+  const payloads = el('ol', undefined, { id: 'history', class: 'entries', 'aria-label': `What the TMS sent for this ${what}, newest first` });
+  payloads.append(
+    ...history.map((h) =>
+      entry(
+        [
+          ['Received', when(h.receivedAt)],
+          ['Source', h.source.toLowerCase()],
+          ['Outcome', h.outcome.toLowerCase()],
+          ['Changed', h.changed ? 'yes' : 'no'],
+          ['Request id', h.requestId],
+        ],
+        bodyDisclosure(h.body, false, `${permalink}|${h.receivedAt}|${h.requestId}`, open),
+      ),
+    ),
+  );
+  return history.length ? payloads : el('p', `Nothing received for this ${what} is kept.`);
+}
+
+/** A leg, stop or carrier in the lookup: its summary and its payload history. */
+async function lookUpOther(kind, permalink, feedback) {
+  const what = $('lookup-kind').selectedOptions[0].text.toLowerCase();
+  const data = await graphql(
+    `query ($p: String!) { record: ${kind}(permalink: $p, includeDeleted: true) { permalink changedAt deletedAt
+       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
+    { p: permalink },
+    { feedback },
+  );
+  const record = $('record');
+  if (!data.record) {
+    record.replaceChildren();
+    throw new Error(`No ${what} ${permalink} in this tenant.`);
+  }
+  const found = data.record;
+  const summary = el('dl', undefined, { id: 'load-summary' });
+  for (const [name, value] of [
+    ['Kind', what],
+    ['Permalink', found.permalink],
+    ['Changed', when(found.changedAt)],
+    ['Deleted', found.deletedAt ? when(found.deletedAt) : 'no'],
+  ]) {
+    summary.append(el('dt', name), el('dd', value ?? '—', { 'data-field': name.toLowerCase() }));
+  }
+  record.replaceChildren(summary, el('h3', 'Payload history'), payloadHistory(record, found.permalink, found.history, what));
+}
+
 async function lookUp(permalink, feedback) {
+  const kind = $('lookup-kind').value;
+  if (kind !== 'load') return lookUpOther(kind, permalink, feedback);
   const { load } = await graphql(
     `query ($p: String!) { load(permalink: $p, includeDeleted: true) { permalink tmsId status phase customerName bolNumber changedAt deletedAt
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
@@ -470,22 +622,7 @@ async function lookUp(permalink, feedback) {
   const updates = load.updates.map((u) => row([when(u.occurredAt), u.type, u.status, u.phase, where(u), u.message]));
   const phaseHistory = el('ol');
   for (const change of load.phaseHistory) phaseHistory.append(el('li', `${when(change.changedAt)}: ${change.fromPhase ?? '—'} → ${change.toPhase}`));
-  const open = openBodies(record);
-  const payloads = el('ol', undefined, { id: 'history', class: 'entries', 'aria-label': 'What the TMS sent for this load, newest first' });
-  payloads.append(
-    ...load.history.map((h) =>
-      entry(
-        [
-          ['Received', when(h.receivedAt)],
-          ['Source', h.source.toLowerCase()],
-          ['Outcome', h.outcome.toLowerCase()],
-          ['Changed', h.changed ? 'yes' : 'no'],
-          ['Request id', h.requestId],
-        ],
-        bodyDisclosure(h.body, false, `${load.permalink}|${h.receivedAt}|${h.requestId}`, open),
-      ),
-    ),
-  );
+  const payloads = payloadHistory(record, load.permalink, load.history, 'load');
   record.replaceChildren(
     ...deleted,
     summary,
@@ -494,7 +631,7 @@ async function lookUp(permalink, feedback) {
     el('h3', 'Phase history'),
     phaseHistory,
     el('h3', 'Payload history'),
-    load.history.length ? payloads : el('p', 'Nothing received for this load is kept.'),
+    payloads,
   );
 }
 
@@ -554,6 +691,8 @@ document.addEventListener('DOMContentLoaded', () => {
     }),
   );
   onSubmit('lookup-form', (feedback) => lookUp($('permalink').value.trim(), feedback));
+  $('lookup-kind').addEventListener('change', labelLookup);
+  onSubmit('quality-form', (feedback) => loadQuality(feedback));
   const saved = sessionStorage.getItem(keyStorage);
   if (saved) void act(feedbackOf($('sign-in-form')), (feedback) => signIn(saved, feedback));
 });

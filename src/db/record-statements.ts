@@ -8,6 +8,7 @@
  * Both share the keep-unless-sent rule (an absent field keeps its stored value) and the phase
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
+import { coverageCte, type CoverageInput } from './field-coverage.js';
 import { historyCte } from './payload-history.js';
 import { activityCte, changeEffects, eventTime, loadJoin } from './record-effects.js';
 
@@ -136,6 +137,8 @@ export interface UpsertInput {
   rows: readonly UpsertRow[];
   /** Required by a statement built with `history: true`, ignored otherwise. */
   history?: HistoryInput;
+  /** Required by a statement built with `coverage`, ignored otherwise (db/field-coverage.ts). */
+  coverage?: CoverageInput;
 }
 
 export interface RowResult {
@@ -196,13 +199,17 @@ function loadOrder(spec: RecordTable): string[] {
  * (db/payload-history.ts), with whether the write changed the stored record: created, or a stored value
  * (a column, a parent, the phase, `extra`, `deleted_at`) differs from the row before.
  */
-export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
+export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean; coverage?: readonly string[] } = {}): UpsertStatement {
   const history = options.history === true;
+  // Field coverage (db/field-coverage.ts): the recommended fields counted, present or missing, per settled row.
+  const coverage = options.coverage?.length ? options.coverage : null;
   const { columns } = spec;
   const appendOnly = spec.freshness === 'append_only';
   // $1 tenant, $2 now, $3 rows; guarded tables also take $4 sync_run_time and $5 present columns.
   const syncRunTime = '$4::timestamptz';
   const present = '$5';
+  // How many parameters precede payload history's and field coverage's.
+  const fixedParams = appendOnly ? 3 : 5;
   const value = (i: number) => `r.v${i}`;
   const parent = (i: number) => `r.p${i}`;
   const statusIndex = spec.phase ? columns.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
@@ -317,27 +324,41 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
       ${compares ? `CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR ${storedValues('w')} IS DISTINCT FROM ${storedBefore} END` : 'w.permalink IS NOT NULL'} AS changed
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-  )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}
+  )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}${coverage ? coverageCtes() : ''}
   SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The history rows of the settled rows. */
   function historyCtes() {
-    const fixed = appendOnly ? 3 : 5;
     return `,
   ${historyCte({
     settled: 'settled',
     tenantId: '$1::uuid',
     receivedAt: '$2::timestamptz',
     kind: `'${spec.name}'`,
-    source: `$${fixed + 2}::text`,
-    requestId: `$${fixed + 3}::text`,
-    bodies: `$${fixed + 1}::json`,
+    source: `$${fixedParams + 2}::text`,
+    requestId: `$${fixedParams + 3}::text`,
+    bodies: `$${fixedParams + 1}::json`,
+  })}`;
+  }
+
+  /** The statement's one field-coverage row, counted from the settled rows (its parameters follow history's). */
+  function coverageCtes() {
+    const first = fixedParams + (history ? 3 : 0) + 1;
+    return `,
+  ${coverageCte({
+    settled: 'settled',
+    tenantId: '$1::uuid',
+    receivedAt: '$2::timestamptz',
+    kind: `'${spec.name}'`,
+    fields: coverage!,
+    presence: `$${first}::jsonb`,
+    source: `$${first + 1}::text`,
   })}`;
   }
 
   return {
-    name: `upsert_${spec.name}${history ? '_history' : ''}`,
+    name: `upsert_${spec.name}${history ? '_history' : ''}${coverage ? '_coverage' : ''}`,
     text,
     params(input) {
       const rows = input.rows.map((row, ord) => {
@@ -353,9 +374,15 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
       // Both drivers serialise an array for text[]; the rows go as one JSON text.
       const fixed = [input.tenantId, input.now, JSON.stringify(rows)];
       const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
-      if (!history) return all;
-      if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
-      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
+      if (history) {
+        if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
+        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId);
+      }
+      if (coverage) {
+        if (!input.coverage) throw new Error(`upsert_${spec.name}_coverage: the statement counts field coverage and was given none`);
+        all.push(JSON.stringify(input.coverage.presence), input.coverage.source);
+      }
+      return all;
     },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: spec.parents.map(() => null) }));

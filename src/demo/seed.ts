@@ -4,6 +4,8 @@
  * mapping, carriers, one load in every phase (plus one whose status is not mapped), each placed in time
  * so that its status is true now (demoLoads), with legs, stops,
  * GPS pings and check calls. Idempotent: a second run answers skipped/duplicate, never an error.
+ * Like a real feed, it leaves a few recommended fields empty on purpose, so the console's data-quality
+ * panel has something to show (docs/guides/data-quality.md): `feedGaps`.
  */
 import { recordSpecOf } from '../domain/registry.js';
 import { restPath } from '../domain/shared/record.js';
@@ -70,6 +72,14 @@ const carriers = [
   { id: 'C300', name: 'Prairie Haulers', mc: 'MC300300', dot: '2300300', scac: 'PRHL' },
 ] as const;
 
+/**
+ * The demo feed's data-quality gaps: the legs of every `legsWithoutKey`-th load carry no
+ * `native_system_load_unique_key` (no "View in TMS" link), and the delivery stops of every
+ * `deliveriesByWebhook`-th load arrive by the TMS's webhook, which does not send the city (the board's
+ * city filter misses them; the pull path sends it).
+ */
+const feedGaps = { legsWithoutKey: 4, deliveriesByWebhook: 3 } as const;
+
 const hours = (base: Date, h: number) => new Date(base.getTime() + h * 3_600_000).toISOString();
 
 /** Every request of the data set, in posting order (parents first). */
@@ -122,6 +132,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
         load_leg_sequence: 1,
         native_system_load_id: load,
         native_system_load_permalink: p(load),
+        ...(i % feedGaps.legsWithoutKey === feedGaps.legsWithoutKey - 1 ? {} : { native_system_load_unique_key: String(n) }),
         ...(stage >= 1
           ? { native_system_carrier_permalink: p(carrier.id), native_system_carrier_id: carrier.id, driver_name: ['Sam Ortiz', 'Dana Lee', 'Ray Novak'][i % 3] }
           : {}),
@@ -133,9 +144,10 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
       const appointment = s * transitHours;
       const arrived = stage >= (s === 0 ? 3 : 5);
       const departed = stage >= (s === 0 ? 4 : 6);
+      const byWebhook = s === 1 && i % feedGaps.deliveriesByWebhook === 1;
       requests.push({
         path: restPath(recordSpecOf.stop),
-        source: 'pull',
+        source: byWebhook ? 'webhook' : 'pull',
         body: {
           native_system_stop_permalink: p(`S${n}-${s + 1}`),
           native_system_stop_id: `S${n}-${s + 1}`,
@@ -143,7 +155,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
           stop_sequence: s + 1,
           stop_type: s === 0 ? 'pickup' : 'delivery',
           location_name: `${city} ${s === 0 ? 'Distribution Center' : 'Warehouse'}`,
-          city,
+          ...(byWebhook ? {} : { city }),
           state,
           country: 'US',
           latitude,

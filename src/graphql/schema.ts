@@ -15,6 +15,7 @@ import '../domain/ingest-health/graphql.js';
 import '../domain/webhook/graphql.js';
 import '../domain/events/graphql.js';
 import '../domain/payload-history/graphql.js';
+import '../domain/data-quality/graphql.js';
 import './ingest-mutation.js';
 
 /**

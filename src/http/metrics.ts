@@ -59,6 +59,12 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     labelNames: ['tenant', 'source', 'kind', 'outcome'] as const,
     registers: [registry],
   });
+  const missingFields = new Counter({
+    name: 'ingest_recommended_field_missing_total',
+    help: 'Accepted records (processed, skipped or duplicate; dry runs aside) that left a recommended field empty, by tenant slug, ingest source, record kind and field (data quality).',
+    labelNames: ['tenant', 'source', 'kind', 'field'] as const,
+    registers: [registry],
+  });
   const responseCache = new Counter({
     name: 'graphql_response_cache_total',
     help: 'Cacheable GraphQL queries by what the response cache did: hit, stale (served while one request recomputes), miss, bypass (Cache-Control: no-cache).',
@@ -169,12 +175,18 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     plugin,
     /** Counts one response-cache outcome (graphql/response-cache.ts). */
     countResponseCache: (outcome: string) => responseCache.inc({ outcome }),
-    /** Wraps the recorder so every ingestion event also counts in `ingest_records_total` (a dry run's in `ingest_dry_run_records_total`). */
+    /**
+     * Wraps the recorder so every ingestion event also counts in `ingest_records_total` (a dry run's in
+     * `ingest_dry_run_records_total`), and an accepted record's empty recommended fields in
+     * `ingest_recommended_field_missing_total` (events are reported once the write committed).
+     */
     countIngest(recorder: IngestRecorder): IngestRecorder {
       return {
         record(event) {
           recorder.record(event);
           (event.dryRun ? dryRunRecords : ingestRecords).inc({ tenant: event.tenantSlug, source: event.source, kind: event.kind, outcome: event.outcome });
+          if (event.dryRun) return;
+          for (const field of event.missingFields ?? []) missingFields.inc({ tenant: event.tenantSlug, source: event.source, kind: event.kind, field });
         },
         flush: () => recorder.flush(),
         close: () => recorder.close(),

@@ -10,6 +10,7 @@
  * form that caused them and gone after a success, a favicon, and a sign-in that waits out a 503.
  * Accessibility (axe-core: no serious or critical violation) at desktop and phone widths; keys only
  * in sessionStorage. Saves the screenshots the docs show (docs/screenshots/console-*.png).
+ * The data-quality panel shows the numbers `dataQuality` answers, and a record to fix opens in the lookup.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { carrierBody, loadBody, loadUpdateBody, routes } from '../factories/records.js';
+import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, stopBody } from '../factories/records.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../helpers/app.js';
 import { seedExample } from './seed-example.js';
 
@@ -328,6 +329,76 @@ describe('the console in Chromium', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
     expect(await labelsBesideTheirControl(page, '#admin')).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  test('the data-quality panel shows the API coverage per kind and field, the findings, and opens a record to fix in the lookup', async () => {
+    const owner = await testApp.createTenant({ slug: uniqueSlug('quality') });
+    const api = apiFor(testApp, owner.apiKey);
+    const pull = { 'service-ingest-source': 'pull' };
+    const loads = [loadBody(owner, { bol_number: null }), loadBody(owner, { bol_number: ' ', po_number: null }), loadBody(owner)];
+    for (const load of loads) expect((await api.post(routes.load, load, pull)).status).toBe(200);
+    const leg = loadLegBody(owner, loads[2]!);
+    expect((await api.post(routes.load_leg, leg, pull)).status).toBe(200);
+    // A stop from the webhook without its city or appointment; one from pull with both.
+    const cityless = stopBody(owner, leg, { city: null });
+    expect((await api.post(routes.stop, cityless, { 'service-ingest-source': 'webhook' })).status).toBe(200);
+    const complete = stopBody(owner, leg, { stop_sequence: 2, appointment_start: '2026-11-23T08:00:00Z' });
+    expect((await api.post(routes.stop, complete, pull)).status).toBe(200);
+    const answer = await api.graphql('{ dataQuality { kinds { kind records fields { field present missing } } findings { code count } } }');
+    const quality = answer.body.data.dataQuality as {
+      kinds: { kind: string; records: number; fields: { field: string; present: number; missing: number }[] }[];
+      findings: { code: string; count: number }[];
+    };
+
+    const page = await context.newPage();
+    await signIn(page, owner.apiKey);
+    await expect.poll(() => page.locator('#quality-kinds article').count(), { timeout: 60_000 }).toBe(quality.kinds.length);
+    // Every kind's records and every field's numbers, as the panel holds them, equal the API's.
+    const shown = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('#quality-kinds article')].map((card) => ({
+        kind: card.dataset.kind,
+        records: Number(card.dataset.records),
+        fields: [...card.querySelectorAll<HTMLElement>('li[data-field]')].map((li) => ({
+          field: li.dataset.field,
+          present: Number(li.dataset.present),
+          missing: Number(li.dataset.missing),
+        })),
+      })),
+    );
+    expect(shown).toEqual(quality.kinds.map((k) => ({ ...k, fields: k.records ? k.fields : [] })));
+    const bol = page.locator('[data-kind="LOAD"] li[data-field="bol_number"]');
+    await expect(bol.locator('.share').innerText()).resolves.toBe('67 % missing (2 of 3)');
+    await expect(bol.locator('.feeds').innerText()).resolves.toMatch(/^Feeds: load search by BOL/);
+    // The findings with a count, as the API counts them.
+    const findings = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('#findings li[data-code]')].map((li) => ({ code: li.dataset.code, count: Number(li.dataset.count) })),
+    );
+    expect(findings).toEqual(quality.findings.filter((f) => f.count > 0));
+    expect(findings.map((f) => f.code)).toContain('stop_without_appointment');
+
+    // The source filter: the webhook's stops all lack the city.
+    await page.getByLabel('Ingest source').selectOption('WEBHOOK');
+    await page.getByRole('button', { name: 'Show' }).click();
+    const city = page.locator('[data-kind="STOP"] li[data-field="city"]');
+    const counts = async () => `${await city.getAttribute('data-present')} present, ${await city.getAttribute('data-missing')} missing`;
+    await expect.poll(counts, { timeout: 30_000 }).toBe('0 present, 1 missing');
+
+    // A record to fix opens in the lookup, with what the TMS sent.
+    await city.getByRole('button', { name: String(cityless.native_system_stop_permalink) }).click();
+    await expect
+      .poll(() => page.locator('#load-summary [data-field="permalink"]').innerText(), { timeout: 30_000 })
+      .toBe(cityless.native_system_stop_permalink);
+    await expect(page.locator('#permalink-label').innerText()).resolves.toBe('Stop permalink');
+    const sent = page.locator('#history li.entry');
+    await expect(sent.count()).resolves.toBe(1);
+    await expect(sent.nth(0).locator('[data-fact="source"] dd').innerText()).resolves.toBe('webhook');
+
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.locator('#quality').screenshot({ path: join(screenshots, 'console-data-quality.png') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });

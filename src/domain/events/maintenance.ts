@@ -2,7 +2,8 @@
  * Background upkeep of the change events, run by every instance on an interval (idempotent, so
  * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events,
  * every tenant's events left unnumbered are numbered (sequencer.ts), events older than the
- * retention are deleted, and so are tombstones older than theirs (`shared/tombstones.ts`).
+ * retention are deleted, and so are tombstones older than theirs (`shared/tombstones.ts`); field
+ * coverage is rolled up per hour and kept as long as ingest health's counts (`data-quality/maintenance.ts`).
  */
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
@@ -10,6 +11,7 @@ import type { Logger } from '../../logger.js';
 import type { IngestRecorder } from '../ingest-health/report.js';
 import type { EventSequencer } from './sequencer.js';
 import { purgeTombstones } from '../shared/tombstones.js';
+import { maintainFieldCoverage } from '../data-quality/maintenance.js';
 import { periodicJob } from '../../periodic.js';
 import { recordIngestHealthStates } from './ingest-health-states.js';
 import { pruneLoadEvents } from './service.js';
@@ -47,7 +49,10 @@ export function createEventMaintenance({
     const numbered = await sequencer.sweep();
     const pruned = await pruneLoadEvents(db, new Date(now.getTime() - retentionMs));
     const purged = deletedRetentionMs === undefined ? 0 : await purgeTombstones(db, new Date(now.getTime() - deletedRetentionMs));
-    if (changed || numbered || pruned || purged) logger.debug({ changed, numbered, pruned, purged }, 'event maintenance');
+    const coverage = await maintainFieldCoverage(db, now);
+    if (changed || numbered || pruned || purged || coverage.rolledUp || coverage.dropped) {
+      logger.debug({ changed, numbered, pruned, purged, coverage }, 'event maintenance');
+    }
   }
 
   const job = periodicJob('event maintenance', runOnce, intervalMs, logger);

@@ -41,7 +41,7 @@ const HealthStateEnum = builder.enumType('HealthState', {
   } satisfies Record<HealthState, { value: HealthState; description: string }>,
 });
 
-const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
+export const IngestRecordKindEnum = builder.enumType('IngestRecordKind', {
   description: 'The record kind an ingestion request carried (its REST route or GraphQL mutation).',
   // One value per kind of the registry.
   values: Object.fromEntries(

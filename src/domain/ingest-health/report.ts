@@ -23,6 +23,8 @@ export interface IngestEvent {
   at: Date;
   /** A dry run's record (`?dry_run=true`, `dryRun: true`): counted apart, never as ingested traffic. */
   dryRun?: boolean;
+  /** An accepted record's recommended fields it left empty (api-contract.md F; the metric `ingest_recommended_field_missing_total`). */
+  missingFields?: readonly string[];
   /**
    * For rejections: the error code and message, the first offending field and every field issue,
    * the record's permalink when known, and the rejected body (the record, or the request when it was
@@ -57,6 +59,8 @@ export function ingestSourceOf(header: string | null): IngestSourceName {
 export interface ReportedResult {
   outcome: IngestOutcome;
   permalink?: string;
+  /** An accepted record's recommended fields it left empty. */
+  missingFields?: readonly string[];
   error?: { code: ErrorCode; message: string; details?: FieldIssue[] };
   /** The rejected body, when it was read. */
   body?: unknown;
@@ -78,6 +82,7 @@ export function reportIngest(
       ...request,
       ...(dryRun ? { dryRun: true } : {}),
       outcome: r.outcome,
+      ...(r.missingFields?.length ? { missingFields: r.missingFields } : {}),
       ...(r.error
         ? {
             rejection: {

@@ -117,6 +117,21 @@ export interface ReadIngestHealthOptions {
   degradedRejectionRate: number;
 }
 
+/**
+ * The TMS statuses of the tenant's live loads that have no phase mapping, most frequent first (at
+ * most `unmappedStatusLimit`), each with its number of loads: ingest health's report, and data
+ * quality's `unmapped_status` finding.
+ */
+export async function readUnmappedStatuses(db: Database, tenantId: string): Promise<UnmappedStatus[]> {
+  const rows = await db.sql.query<{ status: string; load_count: unknown }>(
+    `SELECT min(btrim(status)) AS status, count(*)::int8 AS load_count
+     FROM loads WHERE tenant_id = $1 AND deleted_at IS NULL AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
+     GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
+    [tenantId, unmappedStatusLimit],
+  );
+  return rows.map((u) => ({ status: u.status, loadCount: Number(u.load_count) }));
+}
+
 /** Reads the tenant's ingest health as of `now`. */
 export async function readIngestHealth({ db, recorder, tenantId, now, degradedRejectionRate }: ReadIngestHealthOptions): Promise<IngestHealth> {
   await recorder.flush();
@@ -133,12 +148,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
        GROUP BY source, kind, outcome, dry_run`,
       [tenantId, windows.day, windows.hour],
     ),
-    db.sql.query<{ status: string; load_count: unknown }>(
-      `SELECT min(btrim(status)) AS status, count(*)::int8 AS load_count
-       FROM loads WHERE tenant_id = $1 AND deleted_at IS NULL AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
-       GROUP BY lower(btrim(status)) ORDER BY load_count DESC, status LIMIT $2`,
-      [tenantId, unmappedStatusLimit],
-    ),
+    readUnmappedStatuses(db, tenantId),
     db.sql.query<Omit<RecentRejection, 'at' | 'bodyTruncated'> & { received_at: Date; body_truncated: boolean }>(
       `SELECT code, message, field, details, permalink, body, body_truncated, source, kind, received_at FROM ingest_rejections
        WHERE tenant_id = $1 ORDER BY received_at DESC, id LIMIT $2`,
@@ -184,7 +194,7 @@ export async function readIngestHealth({ db, recorder, tenantId, now, degradedRe
         dryRun,
       };
     }),
-    unmappedStatusCounts: unmapped.map((u) => ({ status: u.status, loadCount: Number(u.load_count) })),
+    unmappedStatusCounts: unmapped,
     recentRejections: rejections.map((r) => ({
       code: r.code,
       message: r.message,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { permalinkField, position, text } from '../shared/fields.js';
+import { permalinkField, position, shownOnly, text } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** LoadLegUpsert (integration-spec.md "Load leg", api-contract.md "LoadLegUpsert additions"). */
@@ -14,19 +14,27 @@ const LoadLegUpsert = z
       'required',
       'Unique key of the parent load, `<load id>-<company_permalink>`; built from `native_system_load_id` when null.',
     ),
-    native_system_load_unique_key: text(100, 'recommended', 'Key used to build the "View in TMS" link for the load.'),
-    native_system_reference_number: text(100, 'recommended', 'Leg-level reference number; shown as a reference number and searchable.'),
-    pickup_reference_number: text(1000, 'recommended', 'Pickup number for the first stop; shown as a reference number and searchable.'),
+    native_system_load_unique_key: text(100, 'recommended', 'Key used to build the "View in TMS" link for the load.', {
+      feeds: 'the "View in TMS" link of the load (`Load.tmsUrl`)',
+    }),
+    native_system_reference_number: text(100, 'recommended', 'Leg-level reference number; shown as a reference number and searchable.', {
+      feeds: 'load search by leg reference (`loads(filter: { search })`)',
+    }),
+    pickup_reference_number: text(1000, 'recommended', 'Pickup number for the first stop; shown as a reference number and searchable.', {
+      feeds: 'load search by pickup number (`loads(filter: { search })`)',
+    }),
     company_permalink: text(100, 'optional', 'The tenant slug.'),
-    native_system_carrier_permalink: text(100, 'recommended', 'Assigned carrier, `<carrier id>-<company_permalink>` (must exist).'),
-    driver_name: text(250, 'recommended', 'Assigned driver.'),
-    driver_phone: text(50, 'recommended', "Driver's phone, for tracking."),
+    native_system_carrier_permalink: text(100, 'recommended', 'Assigned carrier, `<carrier id>-<company_permalink>` (must exist).', {
+      feeds: "the board's carrier filter (`loads(filter: { carrier })`) and the leg's carrier (`LoadLeg.carrier`, the console)",
+    }),
+    driver_name: text(250, 'recommended', 'Assigned driver.', { feeds: shownOnly("the leg's `driverName`") }),
+    driver_phone: text(50, 'recommended', "Driver's phone, for tracking.", { feeds: shownOnly("the leg's `driverPhone` (no tracking feature calls it)") }),
     truck_number: text(50, 'optional', 'Tractor number.'),
     trailer_number: text(50, 'optional', 'Trailer number.'),
-    carrier_rep_name: text(250, 'recommended', 'The rep who manages the carrier.'),
-    carrier_rep_email: text(250, 'recommended', "The carrier rep's email."),
-    customer_rep_name: text(250, 'recommended', 'The rep who manages the customer.'),
-    customer_rep_email: text(250, 'recommended', "The customer rep's email."),
+    carrier_rep_name: text(250, 'recommended', 'The rep who manages the carrier.', { feeds: shownOnly("the leg's `carrierRepName`") }),
+    carrier_rep_email: text(250, 'recommended', "The carrier rep's email.", { feeds: shownOnly("the leg's `carrierRepEmail`") }),
+    customer_rep_name: text(250, 'recommended', 'The rep who manages the customer.', { feeds: shownOnly("the leg's `customerRepName`") }),
+    customer_rep_email: text(250, 'recommended', "The customer rep's email.", { feeds: shownOnly("the leg's `customerRepEmail`") }),
     native_system_load_leg_status: text(100, 'optional', 'Leg status as the TMS names it.'),
   })
   .meta({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, number, oneOf, permalinkField, text, whenValid } from '../shared/fields.js';
+import { dateTime, number, oneOf, permalinkField, shownOnly, text, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** The kinds of load update (`update_type`), each with its description. */
@@ -16,13 +16,21 @@ const fields = z.looseObject({
   occurred_at: dateTime('required', 'When it happened in the field (ISO 8601).'),
   company_permalink: text(100, 'optional', 'The tenant slug.'),
   native_system_load_leg_permalink: text(100, 'optional', 'Leg it concerns (must exist if given).'),
-  native_system_load_status: text(100, 'recommended', 'Status reported with the update (mapped to a phase).'),
-  latitude: number(-90, 90, 'recommended', 'Reported latitude; required (non-null) for `gps_ping`.'),
-  longitude: number(-180, 180, 'recommended', 'Reported longitude; required (non-null) for `gps_ping`.'),
-  city: text(100, 'recommended', 'Reported city.'),
-  state: text(100, 'recommended', 'Reported state or province.'),
-  country: text(100, 'recommended', 'Reported country.'),
-  eta: dateTime('recommended', 'Estimated arrival at the next stop (ISO 8601).'),
+  native_system_load_status: text(100, 'recommended', 'Status reported with the update (mapped to a phase).', {
+    feeds: "the update's phase (`LoadUpdate.phase`) through the tenant's status mapping",
+  }),
+  latitude: number(-90, 90, 'recommended', 'Reported latitude; required (non-null) for `gps_ping`.', {
+    feeds: 'the position of the update shown in the console when it names no city; see the `update_without_position` finding',
+  }),
+  longitude: number(-180, 180, 'recommended', 'Reported longitude; required (non-null) for `gps_ping`.', {
+    feeds: 'the position of the update shown in the console, with `latitude`',
+  }),
+  city: text(100, 'recommended', 'Reported city.', {
+    feeds: 'where the update was, shown in the console (city, state); see the `update_without_position` finding',
+  }),
+  state: text(100, 'recommended', 'Reported state or province.', { feeds: 'where the update was, shown in the console (city, state)' }),
+  country: text(100, 'recommended', 'Reported country.', { feeds: shownOnly("the update's `country`") }),
+  eta: dateTime('recommended', 'Estimated arrival at the next stop (ISO 8601).', { feeds: shownOnly("the update's `eta`") }),
   message: text(2000, 'optional', 'Remark text.'),
   source: text(100, 'optional', 'Who reported it (driver app, ELD, dispatcher…).'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { permalinkField, text } from '../shared/fields.js';
+import { permalinkField, shownOnly, text } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** LoadUpsert (integration-spec.md "Load", api-contract.md "LoadUpsert additions"). */
@@ -8,10 +8,16 @@ export const LoadUpsert = z
     native_system_load_permalink: permalinkField('Unique key of the load, `<load id>-<company_permalink>`. Identifies the load on every upsert.'),
     native_system_load_id: text(100, 'required', 'The TMS id of the order / load (BOL-level record).'),
     native_system_load_status: text(100, 'required', 'Load status exactly as the TMS names it; mapped to phases by the agreed status mapping.'),
-    native_system_customer_reference_number: text(100, 'recommended', "Customer's reference number; shown as a reference number and searchable."),
-    order_type: text(100, 'recommended', 'Order type as the TMS names it; shown as a reference number.'),
-    bol_number: text(250, 'recommended', 'Bill of lading number; shown as a reference number and searchable.'),
-    po_number: text(1000, 'recommended', 'Purchase order number; shown as a reference number and searchable.'),
+    native_system_customer_reference_number: text(100, 'recommended', "Customer's reference number; shown as a reference number and searchable.", {
+      feeds: 'load search by reference number (`loads(filter: { search })`)',
+    }),
+    order_type: text(100, 'recommended', 'Order type as the TMS names it; shown as a reference number.', { feeds: shownOnly("the load's `orderType`") }),
+    bol_number: text(250, 'recommended', 'Bill of lading number; shown as a reference number and searchable.', {
+      feeds: 'load search by BOL (`loads(filter: { search })`)',
+    }),
+    po_number: text(1000, 'recommended', 'Purchase order number; shown as a reference number and searchable.', {
+      feeds: 'load search by PO number (`loads(filter: { search })`)',
+    }),
     load_mode: text(100, 'optional', 'Transport mode as the TMS names it (for example truckload, LTL, intermodal).'),
     company_permalink: text(250, 'optional', 'The tenant slug.'),
     customer_name: text(250, 'optional', 'Name of the customer.'),

@@ -23,6 +23,30 @@ const meta = (importance: Importance, description: string): FieldMeta => ({
 });
 
 /**
+ * What a field feeds: the feature of the service that depends on it (api-contract.md F). Every
+ * `recommended` field names one, once, in its declaration; the OpenAPI description (and through it
+ * GraphQL's input descriptions), GraphQL `FieldCoverage.feeds` and the data-quality guide read it.
+ */
+export interface FieldOptions {
+  feeds?: string;
+}
+
+/** The prefix of what a recommended field feeds when no feature reads it yet (it is only shown). */
+export const shownOnlyPrefix = 'No feature reads it yet; only shown:';
+
+/**
+ * What a recommended field feeds when no feature of the service reads it (said honestly: its
+ * importance may be wrong, or a feature is missing), naming where it is shown.
+ */
+export const shownOnly = (where: string) => `${shownOnlyPrefix} ${where}.`;
+
+/** The feature each recommended field feeds, by its zod schema (read with `feedsOf`). */
+const feedsBySchema = new WeakMap<z.ZodType, string>();
+
+/** The feature a recommended field feeds; undefined for a field that names none (required and optional fields). */
+export const feedsOf = (schema: z.ZodType): string | undefined => feedsBySchema.get(schema);
+
+/**
  * What each field is, as its builder was told, without the importance prefix and without rules that
  * only concern a request (an output field's description reads it through `meaningOf`).
  */
@@ -43,12 +67,26 @@ export function meaningOf(schema: z.ZodType): string {
  * Presence follows importance: a `required` field must be present (null allowed unless the field is
  * non-nullable); `recommended` and `optional` fields may be left out.
  */
-function presence<T extends z.ZodType>(schema: T, importance: Importance, description: string, more: Record<string, unknown> = {}, requestRule = '') {
+function presence<T extends z.ZodType>(
+  schema: T,
+  importance: Importance,
+  description: string,
+  options: FieldOptions,
+  more: Record<string, unknown> = {},
+  requestRule = '',
+) {
+  const { feeds } = options;
+  if ((importance === 'recommended') !== (feeds !== undefined)) {
+    throw new Error(`"${description}": a recommended field names the feature it feeds ({ feeds }), and only a recommended one`);
+  }
   const nullable = schema.nullable();
+  const said = [description, requestRule, feeds === undefined ? '' : `Feeds: ${feeds}`].filter(Boolean).join(' ');
   const field = (importance === 'required' ? nullable : nullable.optional()).meta({
-    ...meta(importance, requestRule ? `${description} ${requestRule}` : description),
+    ...meta(importance, said),
+    ...(feeds === undefined ? {} : { 'x-service-feeds': feeds }),
     ...more,
   });
+  if (feeds !== undefined) feedsBySchema.set(field, feeds);
   return described(field, description);
 }
 
@@ -73,14 +111,16 @@ const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul).refi
 export const permalinkField = (description: string) => described(string(100).min(1).meta(meta('required', description)), description);
 
 /** A nullable string with the contract's max length. */
-export const text = (max: number, importance: Importance, description: string) => presence(string(max), importance, description);
+export const text = (max: number, importance: Importance, description: string, options: FieldOptions = {}) =>
+  presence(string(max), importance, description, options);
 
 /** A nullable integer ≥ 1 (sequences). */
-export const position = (importance: Importance, description: string) => presence(z.int().min(1).max(2_147_483_647), importance, description);
+export const position = (importance: Importance, description: string, options: FieldOptions = {}) =>
+  presence(z.int().min(1).max(2_147_483_647), importance, description, options);
 
 /** A nullable number within a range (coordinates). */
-export const number = (min: number, max: number, importance: Importance, description: string) =>
-  presence(z.number().min(min).max(max), importance, description);
+export const number = (min: number, max: number, importance: Importance, description: string, options: FieldOptions = {}) =>
+  presence(z.number().min(min).max(max), importance, description, options);
 
 /** Instants PostgreSQL and JavaScript both represent exactly: years 0001 to 9999 in UTC. */
 const earliest = Date.parse('0001-01-01T00:00:00Z');
@@ -108,11 +148,12 @@ export const isoDateTime = () =>
   z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' }).overwrite(toUtc);
 
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
-export const dateTime = (importance: Importance, description: string) =>
+export const dateTime = (importance: Importance, description: string, options: FieldOptions = {}) =>
   presence(
     isoDateTime(),
     importance,
     description,
+    options,
     {},
     'Any offset from -23:59 to +23:59 is accepted; the instant is stored in UTC, to the millisecond (further digits are dropped).',
   );
@@ -121,8 +162,8 @@ export const dateTime = (importance: Importance, description: string) =>
  * A nullable value from a fixed list, each value with its description (`x-enumDescriptions`: shown by
  * API reference pages, and the descriptions of the GraphQL enum's values).
  */
-export const oneOf = <const T extends Record<string, string>>(values: T, importance: Importance, description: string) =>
-  presence(z.enum(Object.keys(values) as [keyof T & string, ...(keyof T & string)[]]), importance, description, { 'x-enumDescriptions': values });
+export const oneOf = <const T extends Record<string, string>>(values: T, importance: Importance, description: string, options: FieldOptions = {}) =>
+  presence(z.enum(Object.keys(values) as [keyof T & string, ...(keyof T & string)[]]), importance, description, options, { 'x-enumDescriptions': values });
 
 /** The value descriptions of a field built by `oneOf`. */
 export const enumDescriptionsOf = (schema: z.ZodType): Record<string, string> | undefined =>
@@ -153,7 +194,7 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** A nullable IANA time zone name (JSON Schema cannot list them: the description says so). */
-export const timeZone = (importance: Importance, description: string) =>
+export const timeZone = (importance: Importance, description: string, options: FieldOptions = {}) =>
   presence(
     z
       .string()
@@ -162,6 +203,7 @@ export const timeZone = (importance: Importance, description: string) =>
       .meta({ examples: ['America/Chicago'] }),
     importance,
     description,
+    options,
     {},
     'Must be an `Area/Location` time zone name of the IANA tz database that the service knows (such as `America/Chicago`), or `UTC`, not a legacy abbreviation or alias (`CST`, `EST`, `EST5EDT`, `US/Central`, `Etc/GMT+6`); anything else is a 400 `validation_failed`.',
   );

@@ -51,7 +51,10 @@ export interface IngestRequest {
 
 /** What a transport knows of a request when it opens it: the services, the authenticated tenant, its headers and the service clock. */
 export interface IngestRequestOrigin {
-  services: Pick<IngestScope, 'db' | 'sequencer' | 'statistics' | 'recorder'> & { logger: IngestScope['log']; config: { payloadHistory: { days: number } } };
+  services: Pick<IngestScope, 'db' | 'sequencer' | 'statistics' | 'recorder'> & {
+    logger: IngestScope['log'];
+    config: { payloadHistory: { days: number }; ingest: { fieldCoverage: boolean } };
+  };
   tenant: TenantRef;
   /** The request's id, as answered in `X-Request-Id` (kept with the payload history of its writes). */
   requestId: string;
@@ -74,7 +77,19 @@ export function openIngestRequest(operation: IngestOperation, { services, tenant
   const { ingestion, spec } = operation;
   const { db, sequencer, statistics, recorder, logger, config } = services;
   const history = config.payloadHistory.days > 0 ? { requestId } : null;
-  const scope: IngestScope = { db, sequencer, statistics, recorder, tenant, source: 'unspecified', now, log: logger, history, dryRun: false };
+  const scope: IngestScope = {
+    db,
+    sequencer,
+    statistics,
+    recorder,
+    tenant,
+    source: 'unspecified',
+    now,
+    log: logger,
+    history,
+    fieldCoverage: config.ingest.fieldCoverage,
+    dryRun: false,
+  };
   const reject = (thrown: unknown, body?: unknown) => {
     const error = toAppError(thrown);
     ingestion.rejectRequest(scope, error, body);

@@ -13,7 +13,7 @@ import { buildDeleteStatement, buildUpsertStatement, type RowResult, type Upsert
 import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import type { IngestAction, RecordSpec } from './record.js';
+import { hasValue, recommendedFields, type IngestAction, type RecordSpec } from './record.js';
 import { recordTableOf } from '../record-tables.js';
 import type { TenantRef } from './tenant-ref.js';
 import type { RecordKind } from '../registry.js';
@@ -38,6 +38,11 @@ export interface IngestScope {
    * statement with the request's id (its `X-Request-Id`); null when payload history is off.
    */
   history: { requestId: string } | null;
+  /**
+   * Whether the write statements count the records' recommended fields (api-contract.md F, field
+   * coverage; db/field-coverage.ts). Off only to measure its cost (`INGEST_FIELD_COVERAGE=off`, the bench).
+   */
+  fieldCoverage: boolean;
   /**
    * A dry run: the same validation and statements, run in a transaction that is rolled back
    * (`Database.rehearse`); no event is numbered and ingest accounting counts the records apart.
@@ -105,6 +110,8 @@ interface Pending {
   input: unknown;
   row: UpsertRow;
   present: string[];
+  /** Per recommended field of the kind (declaration order): 1 when the body carries a non-empty value. */
+  coverage: (0 | 1)[];
   round: number;
 }
 
@@ -123,18 +130,33 @@ interface Write {
   single: boolean;
 }
 
+/** The recommended fields of a record a valid body left empty (reported with an accepted record: the missing-field metric). */
+type MissingFields = readonly string[];
+
 /** Compiles the use case of one operation: its validator, its statements, its rows and its outcomes. */
 export function createIngestion({ spec, action, body }: IngestTarget) {
   const validate = createValidator({ body });
   const hints = createFieldHints({ body });
   const deletes = action === 'delete';
   const build = deletes ? buildDeleteStatement : buildUpsertStatement;
-  const statement = build(recordTableOf(spec));
+  const table = recordTableOf(spec);
+  const statement = build(table);
   /**
    * The same statement recording the payload history of what it settles (db/payload-history.ts's
    * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
    */
-  const recording = build(recordTableOf(spec), { history: true });
+  const recording = build(table, { history: true });
+  /**
+   * The recommended fields an upsert counts (api-contract.md F): the statements that also insert the
+   * batch's field-coverage row from what they settled (db/field-coverage.ts's `coverageCte`). Deletes carry no fields.
+   */
+  const counted = deletes ? [] : recommendedFields(spec).map((f) => f.field);
+  const counting = counted.length
+    ? {
+        plain: buildUpsertStatement(table, { coverage: counted }),
+        recording: buildUpsertStatement(table, { history: true, coverage: counted }),
+      }
+    : null;
   // A delete names its record only: no column, no parent.
   const columnEntries = deletes ? [] : Object.entries(spec.columns);
   const parents = deletes ? [] : spec.parents;
@@ -181,13 +203,21 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
         const { row, present } = toRow(scope.tenant, checked.record);
         const round = seen.get(row.permalink) ?? 0;
         seen.set(row.permalink, round + 1);
-        pending.push({ index, input, row, present, round });
+        const coverage = counted.map((field) => (hasValue(checked.record.body[field]) ? 1 : 0));
+        pending.push({ index, input, row, present, coverage, round });
       } catch (thrown) {
         if (!(thrown instanceof AppError)) throw thrown;
         results[index] = { ok: false, error: thrown };
       }
     });
     return { results, pending };
+  }
+
+  /** Per record of the request, the recommended fields its valid body left empty (none for a rejected one). */
+  function missingOf(records: number, pending: readonly Pending[]): MissingFields[] {
+    const missing = Array.from({ length: records }, (): MissingFields => []);
+    for (const p of pending) missing[p.index] = counted.filter((_, i) => !p.coverage[i]);
+    return missing;
   }
 
   /**
@@ -215,7 +245,9 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   async function write(sql: Sql, group: readonly Pending[], w: Write): Promise<void> {
     // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
     const history = w.scope.dryRun ? null : w.scope.history;
-    const chosen = history ? recording : statement;
+    // Coverage too: what a dry run counted would roll back anyway.
+    const counts = counting && w.scope.fieldCoverage && !w.scope.dryRun ? counting : null;
+    const chosen = counts ? (history ? counts.recording : counts.plain) : history ? recording : statement;
     const input = {
       tenantId: w.scope.tenant.id,
       now: w.scope.now,
@@ -223,6 +255,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       present: group[0]!.present,
       rows: group.map((p) => p.row),
       history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId } : undefined,
+      coverage: counts ? { presence: group.map((p) => p.coverage), source: w.scope.source } : undefined,
     };
     const params = chosen.params(input);
     let rows: Record<string, unknown>[];
@@ -288,9 +321,9 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     reportIngest(scope.recorder, { tenant: scope.tenant, source: scope.source, kind: spec.kind, at: scope.now, dryRun: scope.dryRun }, results);
   }
 
-  const resultReport = (result: RecordResult, input: unknown): ReportedResult =>
+  const resultReport = (result: RecordResult, input: unknown, missing: MissingFields = []): ReportedResult =>
     result.ok
-      ? { outcome: result.outcome.status, permalink: result.outcome.permalink }
+      ? { outcome: result.outcome.status, permalink: result.outcome.permalink, missingFields: missing }
       : { outcome: 'rejected', error: result.error, permalink: permalinkOf(spec, input), body: input instanceof UnreadableRecord ? input.body : input };
 
   /**
@@ -303,6 +336,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   async function ingest(scope: IngestScope, records: readonly unknown[], options: IngestOptions = {}): Promise<RecordResult[]> {
     const { results, pending } = validateAll(scope, records, options.requestIssues ?? []);
     const groups = plan(pending);
+    const missing = missingOf(records.length, pending);
     const w: Write = { scope, syncRunTime: options.syncRunTime ?? null, results, single: records.length === 1 };
     const writeAll = async (sql: Sql) => {
       for (const group of groups) await write(sql, group, w);
@@ -315,7 +349,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       const error = toAppError(thrown);
       report(
         scope,
-        records.map((input, i) => resultReport(results[i] ?? { ok: false, error }, input)),
+        records.map((input, i) => resultReport(results[i] ?? { ok: false, error }, input, missing[i])),
       );
       throw thrown;
     }
@@ -325,7 +359,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     else if (!scope.dryRun && scope.history && done.some((result) => result.ok)) scope.sequencer.touched(scope.tenant.id);
     report(
       scope,
-      records.map((input, i) => resultReport(done[i]!, input)),
+      records.map((input, i) => resultReport(done[i]!, input, missing[i])),
     );
     return done;
   }

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import type { CascadeTable, ColumnSpec, Freshness, LoadHop, ParentColumn, RecordTable, SnapshotField } from '../../db/record-statements.js';
-import { camelCase, meaningOf } from './fields.js';
+import { camelCase, feedsOf, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
 export interface ParentSpec<Field extends string = string> extends ParentColumn {
@@ -271,4 +271,25 @@ export function describeStoredField(spec: RecordSpec, name: string): string {
   const schema = field === undefined ? undefined : (spec.body.shape as Record<string, z.ZodType>)[field];
   if (!schema) throw new Error(`${spec.label}: no stored contract field named ${name}`);
   return `\`${field}\`: ${meaningOf(schema)}`;
+}
+
+/** A recommended field of a kind and the feature it feeds (api-contract.md F). */
+export interface RecommendedField {
+  /** The contract (snake_case) field name. */
+  field: string;
+  feeds: string;
+}
+
+/**
+ * Whether a body carries a value for a field (api-contract.md F, "present"): not absent, not null,
+ * not a string of white space only.
+ */
+export const hasValue = (value: unknown) => value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
+
+/** The kind's recommended fields, in body order, each with what it feeds (from its declaration). */
+export function recommendedFields(spec: RecordSpec): readonly RecommendedField[] {
+  return Object.entries(spec.body.shape as Record<string, z.ZodType>).flatMap(([field, schema]) => {
+    const feeds = feedsOf(schema);
+    return feeds === undefined ? [] : [{ field, feeds }];
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dateTime, number, oneOf, permalinkField, position, text, timeZone, whenValid } from '../shared/fields.js';
+import { dateTime, number, oneOf, permalinkField, position, shownOnly, text, timeZone, whenValid } from '../shared/fields.js';
 import { defineRecord } from '../shared/record.js';
 
 /** The kinds of stop (`stop_type`), each with its description. */
@@ -15,21 +15,29 @@ const fields = z.looseObject({
   stop_sequence: position('required', 'Position of the stop within the leg (1-based).'),
   stop_type: oneOf(stopTypes, 'required', 'Kind of stop: `pickup` or `delivery`.'),
   company_permalink: text(100, 'optional', 'The tenant slug.'),
-  location_name: text(250, 'recommended', 'Facility name.'),
-  address_line1: text(250, 'recommended', 'Street address, first line.'),
-  address_line2: text(250, 'recommended', 'Street address, second line.'),
-  city: text(100, 'recommended', 'City.'),
-  state: text(100, 'recommended', 'State or province.'),
-  postal_code: text(100, 'recommended', 'Postal code.'),
-  country: text(100, 'recommended', 'Country.'),
+  location_name: text(250, 'recommended', 'Facility name.', { feeds: shownOnly("the stop's `locationName`") }),
+  address_line1: text(250, 'recommended', 'Street address, first line.', { feeds: shownOnly("the stop's `addressLine1`") }),
+  address_line2: text(250, 'recommended', 'Street address, second line.', { feeds: shownOnly("the stop's `addressLine2`") }),
+  city: text(100, 'recommended', 'City.', { feeds: "the board's city filter (`loads(filter: { city })`) and the route shown in the console" }),
+  state: text(100, 'recommended', 'State or province.', { feeds: 'the route shown in the console (city, state)' }),
+  postal_code: text(100, 'recommended', 'Postal code.', { feeds: shownOnly("the stop's `postalCode`") }),
+  country: text(100, 'recommended', 'Country.', { feeds: shownOnly("the stop's `country`") }),
   latitude: number(-90, 90, 'optional', 'Latitude, −90 to 90.'),
   longitude: number(-180, 180, 'optional', 'Longitude, −180 to 180.'),
   timezone: timeZone('optional', 'Facility time zone (IANA name, for example America/Chicago).'),
-  appointment_start: dateTime('recommended', 'Start of the appointment window (ISO 8601).'),
-  appointment_end: dateTime('recommended', 'End of the appointment window (ISO 8601); not before `appointment_start`.'),
-  arrived_at: dateTime('recommended', 'Actual arrival (ISO 8601).'),
-  departed_at: dateTime('recommended', 'Actual departure (ISO 8601); not before `arrived_at`.'),
-  reference_number: text(1000, 'recommended', 'Stop reference; searchable.'),
+  appointment_start: dateTime('recommended', 'Start of the appointment window (ISO 8601).', {
+    feeds: 'the appointment shown in the console; a stop with neither appointment time is the `stop_without_appointment` finding',
+  }),
+  appointment_end: dateTime('recommended', 'End of the appointment window (ISO 8601); not before `appointment_start`.', {
+    feeds: 'the `stop_without_appointment` finding (with `appointment_start`)',
+  }),
+  arrived_at: dateTime('recommended', 'Actual arrival (ISO 8601).', {
+    feeds: 'the `stop.arrived` event (live events, webhooks) and the arrival shown in the console',
+  }),
+  departed_at: dateTime('recommended', 'Actual departure (ISO 8601); not before `arrived_at`.', {
+    feeds: "the `stop.departed` event (live events, webhooks) and the load's next stop (`Load.nextStop`)",
+  }),
+  reference_number: text(1000, 'recommended', 'Stop reference; searchable.', { feeds: 'load search by stop reference (`loads(filter: { search })`)' }),
   native_system_stop_status: text(100, 'optional', 'Stop status as the TMS names it.'),
 });
 

@@ -18,7 +18,7 @@ const distributed: Record<string, readonly string[]> = {
   record: [...recordSpecs.map((spec) => spec.table), 'load_activity'],
   event: ['load_events', 'load_event_cursors', 'phase_changes'],
   history: ['payload_history'],
-  'ingest health': ['ingest_counts', 'ingest_sources', 'ingest_rejections', 'ingest_health_states'],
+  'ingest health': ['ingest_counts', 'ingest_sources', 'ingest_rejections', 'ingest_health_states', 'field_coverage'],
   'tenant setting': ['status_mappings'],
 };
 

@@ -127,6 +127,22 @@ describe('demo seed', { timeout: 180_000 }, () => {
       }
     }
 
+    // The feed's data-quality gaps show in the panel's numbers: delivery stops sent by webhook lack the
+    // city (the pull path sends it), some legs lack the unique key ("View in TMS").
+    const quality = async (source: string) =>
+      (await api.graphql(`{ dataQuality(source: ${source}) { kinds { kind fields { field present missing missingExamples(first: 50) } } } }`)).body.data
+        .dataQuality;
+    const coverage = (q: any, kind: string, field: string) => q.kinds.find((k: any) => k.kind === kind).fields.find((f: any) => f.field === field);
+    const [pull, webhook] = [await quality('PULL'), await quality('WEBHOOK')];
+    expect(coverage(pull, 'STOP', 'city')).toMatchObject({ missing: 0 });
+    expect(coverage(pull, 'STOP', 'city').present).toBeGreaterThan(0);
+    expect(coverage(webhook, 'STOP', 'city')).toMatchObject({ present: 0 });
+    expect(coverage(webhook, 'STOP', 'city').missing).toBeGreaterThan(0);
+    expect(coverage(webhook, 'STOP', 'city').missingExamples.every((p: string) => /^S\d+-2-/.test(p))).toBe(true);
+    const key = coverage(pull, 'LOAD_LEG', 'native_system_load_unique_key');
+    expect(key.present).toBeGreaterThan(key.missing);
+    expect(key.missing).toBeGreaterThan(0);
+
     // A second run: no error, nothing new, nothing changed.
     const second = await seedDemoData(send, tenant.apiKey);
     expect(second.outcomes.processed ?? 0).toBeLessThan(first.outcomes.processed!);

@@ -156,6 +156,13 @@ const graphqlSweep: Record<string, () => Probe[]> = {
         '{ ingestHealth { sources { source lastHour { processed rejected } } unmappedStatuses unmappedStatusCounts { status loadCount } recentRejections { code permalink message field } } }',
     },
   ],
+  dataQuality: () => [
+    {
+      query:
+        '{ dataQuality(since: "2000-01-01T00:00:00Z") { since kinds { kind records fields { field present missing ratio missingExamples(first: 50) } } findings { code count message examples(first: 50) } } }',
+    },
+    { query: '{ dataQuality(source: PULL) { kinds { kind records } findings { code count examples } } }' },
+  ],
   // Mutations
   upsertCarrier: () => [{ query: upsertMutations.carrier, variables: { input: toInput(aBodies.carrier!) } }],
   upsertLoad: () => [{ query: upsertMutations.load, variables: { input: toInput(aBodies.load!) } }],

@@ -1,0 +1,254 @@
+/**
+ * Data quality of one tenant (api-contract.md F; docs/decisions/0035-data-quality.md): per record
+ * kind, how many accepted records carried each recommended field and what that field feeds (the
+ * field coverage counted by the write statements, db/field-coverage.ts), and the findings: checks
+ * across stored records that no single request can fail, each with a count and the newest permalinks
+ * to fix. Read by GraphQL `dataQuality` (graphql.ts).
+ *
+ * Every finding is computed on demand for the window, by one index-backed statement that starts at
+ * the tenant's loads active since `since` (`loads (tenant_id, last_activity_at)`: every child's write
+ * moves its load's activity) and reaches their legs, stops and updates by their parent keys; their
+ * costs on 100,000 loads are in docs/guides/data-quality.md.
+ */
+import type { Database } from '../../db/database.js';
+import { readFieldCoverage } from '../../db/field-coverage.js';
+import { AppError } from '../../errors.js';
+import { readUnmappedStatuses } from '../ingest-health/service.js';
+import type { IngestSourceName } from '../ingest-health/report.js';
+import { recordSpecOf, recordSpecs, type RecordKind } from '../registry.js';
+import { recommendedFields, type RecordSpec } from '../shared/record.js';
+
+/** The window read when no `since` is given: the last 24 hours (api-contract.md F). */
+const defaultWindowMs = 24 * 3_600_000;
+
+/** Most example permalinks a finding or a field answers (`first` is at most this). */
+export const maxExamples = 50;
+
+/** How long a load may stay without a live leg before it is the `load_without_legs` finding. */
+export const legGraceMs = 15 * 60_000;
+
+/** How far after its receipt an update's `occurred_at` may lie before it is the `update_in_future` finding. */
+export const futureToleranceMs = 15 * 60_000;
+
+/** The coverage of one recommended field of one kind over the window. */
+export interface FieldCoverage {
+  kind: RecordKind;
+  field: string;
+  feeds: string;
+  present: number;
+  missing: number;
+  /** present / (present + missing); null when both are 0. */
+  ratio: number | null;
+}
+
+export interface KindQuality {
+  kind: RecordKind;
+  /** Accepted records of the kind counted in the window. */
+  records: number;
+  fields: FieldCoverage[];
+}
+
+/** The codes of the findings (api-contract.md F): stable, never renamed. */
+export type FindingCode =
+  'load_without_legs' | 'leg_sequence_gap' | 'stop_without_appointment' | 'update_without_position' | 'update_in_future' | 'unmapped_status';
+
+export interface QualityFinding {
+  code: FindingCode;
+  kind: RecordKind;
+  count: number;
+  message: string;
+  /** Permalinks of the records to fix, newest first (at most `maxExamples`). */
+  examples: string[];
+}
+
+export interface DataQuality {
+  tenantId: string;
+  since: Date;
+  /** The source the coverage was read for; null: every source. */
+  source: IngestSourceName | null;
+  kinds: KindQuality[];
+  findings: QualityFinding[];
+}
+
+export interface ReadDataQualityOptions {
+  db: Database;
+  tenantId: string;
+  now: Date;
+  /** Start of the window; default `now` minus 24 hours. */
+  since?: Date | null;
+  source?: IngestSourceName | null;
+}
+
+/** The window's start: the given instant, or 24 hours before `now`. */
+function windowStart(now: Date, since?: Date | null): Date {
+  return since ?? new Date(now.getTime() - defaultWindowMs);
+}
+
+/** A text column "missing" as coverage counts it: null, or white space only; any other column: null. */
+const missingSql = (column: string, type: string) => (type === 'text' ? `(${column} IS NULL OR ${column} ~ '^[[:space:]]*$')` : `${column} IS NULL`);
+
+/** The stored column of a recommended field (its column, or its parent's reference) and its type. */
+function columnOf(spec: RecordSpec, field: string): { column: string; type: string } {
+  const column = spec.columns[field];
+  if (column) return column;
+  const parent = spec.parents.find((p) => p.field === field);
+  if (parent) return { column: parent.column, type: 'uuid' };
+  throw new Error(`${spec.kind}.${field}: a recommended field with no column`);
+}
+
+/**
+ * Where a kind's records of the window are, as SQL over the alias `t` (parameters: $1 tenant, $2
+ * since): carriers and loads by their own `(tenant_id, changed_at)` index; legs, stops and updates
+ * under the loads active in the window (`l`), newest first by their load's activity.
+ */
+const windowed: Record<RecordKind, { from: string; where: string; order: string }> = {
+  carrier: { from: 'carriers t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
+  load: { from: 'loads t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
+  load_leg: {
+    from: 'loads l JOIN load_legs t ON t.load_id = l.id',
+    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.deleted_at IS NULL AND t.changed_at >= $2',
+    order: 'l.last_activity_at DESC, l.id DESC, t.changed_at DESC',
+  },
+  stop: {
+    from: 'loads l JOIN load_legs g ON g.load_id = l.id JOIN stops t ON t.leg_id = g.id',
+    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
+    order: 'l.last_activity_at DESC, l.id DESC, t.changed_at DESC',
+  },
+  load_update: {
+    from: 'loads l JOIN load_updates t ON t.load_id = l.id',
+    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2',
+    order: 'l.last_activity_at DESC, l.id DESC, t.created_at DESC',
+  },
+};
+
+/**
+ * The newest permalinks (at most `first`) of the tenant's records of `kind` in the window whose
+ * stored `field` is empty: the records to fix. Read from the stored records (whatever source wrote them).
+ */
+export async function readMissingExamples(db: Database, q: { tenantId: string; kind: RecordKind; field: string; since: Date; first: number }) {
+  const spec = recordSpecOf[q.kind];
+  const { column, type } = columnOf(spec, q.field);
+  const w = windowed[q.kind];
+  const rows = await db.sql.query<{ permalink: string }>(
+    `SELECT t.permalink FROM ${w.from} WHERE ${w.where} AND ${missingSql(`t."${column}"`, type)} ORDER BY ${w.order} LIMIT $3`,
+    [q.tenantId, q.since, q.first],
+  );
+  return rows.map((row) => row.permalink);
+}
+
+/** One finding's statement: the matches (`permalink` and an `at` to order them, newest first) as SQL over $1 tenant, $2 since, $4 now. */
+interface FindingCheck {
+  code: Exclude<FindingCode, 'unmapped_status'>;
+  kind: RecordKind;
+  matches: string;
+  message: (count: number) => string;
+}
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+
+const checks: readonly FindingCheck[] = [
+  {
+    code: 'load_without_legs',
+    kind: 'load',
+    matches: `SELECT l.permalink, l.last_activity_at AS at, l.id FROM loads l
+      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND l.created_at <= $4::timestamptz - interval '${legGraceMs / 60_000} minutes'
+        AND NOT EXISTS (SELECT 1 FROM load_legs g WHERE g.load_id = l.id AND g.deleted_at IS NULL)`,
+    message: (n) =>
+      `${plural(n, 'load has', 'loads have')} no live leg ${legGraceMs / 60_000} minutes or more after being created: no carrier, driver or stop is known for ${n === 1 ? 'it' : 'them'}. Send the legs (POST /api/v1/loadlegs/upsert).`,
+  },
+  {
+    code: 'leg_sequence_gap',
+    kind: 'load',
+    matches: `SELECT l.permalink, l.last_activity_at AS at, l.id FROM loads l
+      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2
+        AND (SELECT bool_or(g.sequence IS NULL) OR count(DISTINCT g.sequence) <> count(*) OR min(g.sequence) <> 1 OR max(g.sequence) <> count(*)
+             FROM load_legs g WHERE g.load_id = l.id AND g.deleted_at IS NULL)`,
+    message: (n) =>
+      `${plural(n, 'load has', 'loads have')} live legs whose load_leg_sequence values are not 1, 2, … n (a gap, a repeat or a missing sequence): the route is shown out of order or with a leg missing.`,
+  },
+  {
+    code: 'stop_without_appointment',
+    kind: 'stop',
+    matches: `SELECT t.permalink, l.last_activity_at AS at, l.id FROM loads l JOIN load_legs g ON g.load_id = l.id JOIN stops t ON t.leg_id = g.id
+      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2
+        AND t.appointment_start IS NULL AND t.appointment_end IS NULL`,
+    message: (n) =>
+      `${plural(n, 'stop has', 'stops have')} neither appointment_start nor appointment_end: nobody can tell whether ${n === 1 ? 'it is' : 'they are'} on time.`,
+  },
+  {
+    code: 'update_without_position',
+    kind: 'load_update',
+    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM loads l JOIN load_updates t ON t.load_id = l.id
+      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2
+        AND (t.latitude IS NULL OR t.longitude IS NULL) AND (t.city IS NULL OR t.city ~ '^[[:space:]]*$')`,
+    message: (n) =>
+      `${plural(n, 'load update has', 'load updates have')} neither coordinates (latitude and longitude) nor a city: nobody can tell where the load was.`,
+  },
+  {
+    code: 'update_in_future',
+    kind: 'load_update',
+    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM loads l JOIN load_updates t ON t.load_id = l.id
+      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2
+        AND t.occurred_at > t.created_at + interval '${futureToleranceMs / 60_000} minutes'`,
+    message: (n) =>
+      `${plural(n, 'load update has', 'load updates have')} an occurred_at more than ${futureToleranceMs / 60_000} minutes after ${n === 1 ? 'it was' : 'they were'} received: a clock or time-zone error in the feed (send UTC or an offset).`,
+  },
+];
+
+/** The SQL of one finding: its count and its newest `$3` permalinks, in one statement. */
+const findingSql = (check: Pick<FindingCheck, 'matches'>) =>
+  `WITH hits AS (${check.matches})
+   SELECT (SELECT count(*) FROM hits)::int8 AS count, ARRAY(SELECT permalink FROM hits ORDER BY at DESC, id DESC, permalink LIMIT $3) AS examples`;
+
+async function readFinding(db: Database, check: FindingCheck, q: { tenantId: string; since: Date; now: Date }): Promise<QualityFinding> {
+  // Only a statement that reads `now` ($4) is given it (an unused parameter has no type for PostgreSQL).
+  const params = [q.tenantId, q.since, maxExamples, ...(check.matches.includes('$4') ? [q.now] : [])];
+  const [row] = await db.sql.query<{ count: unknown; examples: string[] }>(findingSql(check), params, `finding_${check.code}`);
+  const count = Number(row?.count ?? 0);
+  return { code: check.code, kind: check.kind, count, message: check.message(count), examples: row?.examples ?? [] };
+}
+
+/** `unmapped_status`: ingest health's report of statuses without a phase mapping (all live loads, not only the window's). */
+async function readUnmappedFinding(db: Database, tenantId: string): Promise<QualityFinding> {
+  const [statuses, examples] = await Promise.all([
+    readUnmappedStatuses(db, tenantId),
+    db.sql.query<{ permalink: string }>(
+      `SELECT permalink FROM loads WHERE tenant_id = $1 AND deleted_at IS NULL AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
+       ORDER BY last_activity_at DESC, id DESC LIMIT $2`,
+      [tenantId, maxExamples],
+      'finding_unmapped_status',
+    ),
+  ]);
+  const count = statuses.reduce((sum, s) => sum + s.loadCount, 0);
+  const named = statuses.map((s) => s.status).join(', ');
+  return {
+    code: 'unmapped_status',
+    kind: 'load',
+    count,
+    message: `${plural(count, 'load carries', 'loads carry')} a status with no phase mapping${named ? ` (${named})` : ''}: their phase is UNMAPPED. Map each status with setStatusMapping.`,
+    examples: examples.map((row) => row.permalink),
+  };
+}
+
+/** The tenant's data quality for the window starting at `since` (default: the last 24 hours). */
+export async function readDataQuality({ db, tenantId, now, since, source = null }: ReadDataQualityOptions): Promise<DataQuality> {
+  const start = windowStart(now, since);
+  if (Number.isNaN(start.getTime())) throw new AppError('validation_failed', 'since must be a date-time.', [{ field: 'since', issue: 'must be a date-time' }]);
+  const q = { tenantId, since: start, now };
+  const [coverage, ...findings] = await Promise.all([
+    readFieldCoverage(db.sql, { tenantId, since: start, source }),
+    ...checks.map((check) => readFinding(db, check, q)),
+    readUnmappedFinding(db, tenantId),
+  ]);
+  const counted = new Map(coverage.fields.map((row) => [`${row.kind}|${row.field}`, row]));
+  const kinds = recordSpecs.flatMap((spec): KindQuality[] => {
+    const fields = recommendedFields(spec).map(({ field, feeds }) => {
+      const row = counted.get(`${spec.kind}|${field}`);
+      const present = row?.present ?? 0;
+      const missing = row?.missing ?? 0;
+      return { kind: spec.kind, field, feeds, present, missing, ratio: present + missing === 0 ? null : present / (present + missing) };
+    });
+    return fields.length ? [{ kind: spec.kind, records: coverage.records.get(spec.kind) ?? 0, fields }] : [];
+  });
+  return { tenantId, since: start, source, kinds, findings };
+}
