@@ -6,8 +6,8 @@
  * to fix. Read by GraphQL `dataQuality` (graphql.ts).
  *
  * Every finding is computed on demand for the window, by one index-backed statement that starts at
- * the tenant's loads active since `since` (`loads (tenant_id, last_activity_at)`: every child's write
- * moves its load's activity) and reaches their legs, stops and updates by their parent keys; their
+ * the tenant's loads active since `since` (`load_activity (tenant_id, last_activity_at)`: every child's
+ * write moves its load's activity) and reaches their legs, stops and updates by their parent keys; their
  * costs on 100,000 loads are in docs/guides/data-quality.md.
  */
 import type { Database } from '../../db/database.js';
@@ -23,6 +23,9 @@ const defaultWindowMs = 24 * 3_600_000;
 
 /** Most example permalinks a finding or a field answers (`first` is at most this). */
 export const maxExamples = 50;
+
+/** The tenant's loads (`l`) with their activity (`a`): the window starts at `a.last_activity_at`'s index. */
+const activeLoads = 'load_activity a JOIN loads l ON l.tenant_id = a.tenant_id AND l.id = a.load_id';
 
 /** How long a load may stay without a live leg before it is the `load_without_legs` finding. */
 export const legGraceMs = 15 * 60_000;
@@ -105,19 +108,19 @@ const windowed: Record<RecordKind, { from: string; where: string; order: string 
   carrier: { from: 'carriers t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
   load: { from: 'loads t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
   load_leg: {
-    from: 'loads l JOIN load_legs t ON t.load_id = l.id',
-    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.deleted_at IS NULL AND t.changed_at >= $2',
-    order: 'l.last_activity_at DESC, l.id DESC, t.changed_at DESC',
+    from: `${activeLoads} JOIN load_legs t ON t.tenant_id = l.tenant_id AND t.load_id = l.id`,
+    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
+    order: 'a.last_activity_at DESC, l.id DESC, t.changed_at DESC',
   },
   stop: {
-    from: 'loads l JOIN load_legs g ON g.load_id = l.id JOIN stops t ON t.leg_id = g.id',
-    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
-    order: 'l.last_activity_at DESC, l.id DESC, t.changed_at DESC',
+    from: `${activeLoads} JOIN load_legs g ON g.tenant_id = l.tenant_id AND g.load_id = l.id JOIN stops t ON t.tenant_id = g.tenant_id AND t.leg_id = g.id`,
+    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
+    order: 'a.last_activity_at DESC, l.id DESC, t.changed_at DESC',
   },
   load_update: {
-    from: 'loads l JOIN load_updates t ON t.load_id = l.id',
-    where: 'l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2',
-    order: 'l.last_activity_at DESC, l.id DESC, t.created_at DESC',
+    from: `${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id`,
+    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2',
+    order: 'a.last_activity_at DESC, l.id DESC, t.created_at DESC',
   },
 };
 
@@ -150,27 +153,27 @@ const checks: readonly FindingCheck[] = [
   {
     code: 'load_without_legs',
     kind: 'load',
-    matches: `SELECT l.permalink, l.last_activity_at AS at, l.id FROM loads l
-      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND l.created_at <= $4::timestamptz - interval '${legGraceMs / 60_000} minutes'
-        AND NOT EXISTS (SELECT 1 FROM load_legs g WHERE g.load_id = l.id AND g.deleted_at IS NULL)`,
+    matches: `SELECT l.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads}
+      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND l.created_at <= $4::timestamptz - interval '${legGraceMs / 60_000} minutes'
+        AND NOT EXISTS (SELECT 1 FROM load_legs g WHERE g.tenant_id = l.tenant_id AND g.load_id = l.id AND g.deleted_at IS NULL)`,
     message: (n) =>
       `${plural(n, 'load has', 'loads have')} no live leg ${legGraceMs / 60_000} minutes or more after being created: no carrier, driver or stop is known for ${n === 1 ? 'it' : 'them'}. Send the legs (POST /api/v1/loadlegs/upsert).`,
   },
   {
     code: 'leg_sequence_gap',
     kind: 'load',
-    matches: `SELECT l.permalink, l.last_activity_at AS at, l.id FROM loads l
-      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2
+    matches: `SELECT l.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads}
+      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL
         AND (SELECT bool_or(g.sequence IS NULL) OR count(DISTINCT g.sequence) <> count(*) OR min(g.sequence) <> 1 OR max(g.sequence) <> count(*)
-             FROM load_legs g WHERE g.load_id = l.id AND g.deleted_at IS NULL)`,
+             FROM load_legs g WHERE g.tenant_id = l.tenant_id AND g.load_id = l.id AND g.deleted_at IS NULL)`,
     message: (n) =>
       `${plural(n, 'load has', 'loads have')} live legs whose load_leg_sequence values are not 1, 2, … n (a gap, a repeat or a missing sequence): the route is shown out of order or with a leg missing.`,
   },
   {
     code: 'stop_without_appointment',
     kind: 'stop',
-    matches: `SELECT t.permalink, l.last_activity_at AS at, l.id FROM loads l JOIN load_legs g ON g.load_id = l.id JOIN stops t ON t.leg_id = g.id
-      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2
+    matches: `SELECT t.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads} JOIN load_legs g ON g.tenant_id = l.tenant_id AND g.load_id = l.id JOIN stops t ON t.tenant_id = g.tenant_id AND t.leg_id = g.id
+      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2
         AND t.appointment_start IS NULL AND t.appointment_end IS NULL`,
     message: (n) =>
       `${plural(n, 'stop has', 'stops have')} neither appointment_start nor appointment_end: nobody can tell whether ${n === 1 ? 'it is' : 'they are'} on time.`,
@@ -178,8 +181,8 @@ const checks: readonly FindingCheck[] = [
   {
     code: 'update_without_position',
     kind: 'load_update',
-    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM loads l JOIN load_updates t ON t.load_id = l.id
-      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2
+    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM ${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id
+      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2
         AND (t.latitude IS NULL OR t.longitude IS NULL) AND (t.city IS NULL OR t.city ~ '^[[:space:]]*$')`,
     message: (n) =>
       `${plural(n, 'load update has', 'load updates have')} neither coordinates (latitude and longitude) nor a city: nobody can tell where the load was.`,
@@ -187,8 +190,8 @@ const checks: readonly FindingCheck[] = [
   {
     code: 'update_in_future',
     kind: 'load_update',
-    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM loads l JOIN load_updates t ON t.load_id = l.id
-      WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.last_activity_at >= $2 AND t.created_at >= $2
+    matches: `SELECT t.permalink, t.created_at AS at, l.id FROM ${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id
+      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2
         AND t.occurred_at > t.created_at + interval '${futureToleranceMs / 60_000} minutes'`,
     message: (n) =>
       `${plural(n, 'load update has', 'load updates have')} an occurred_at more than ${futureToleranceMs / 60_000} minutes after ${n === 1 ? 'it was' : 'they were'} received: a clock or time-zone error in the feed (send UTC or an offset).`,
@@ -213,8 +216,9 @@ async function readUnmappedFinding(db: Database, tenantId: string): Promise<Qual
   const [statuses, examples] = await Promise.all([
     readUnmappedStatuses(db, tenantId),
     db.sql.query<{ permalink: string }>(
-      `SELECT permalink FROM loads WHERE tenant_id = $1 AND deleted_at IS NULL AND phase = 'UNMAPPED' AND btrim(coalesce(status, '')) <> ''
-       ORDER BY last_activity_at DESC, id DESC LIMIT $2`,
+      `SELECT l.permalink FROM ${activeLoads}
+       WHERE l.tenant_id = $1 AND l.deleted_at IS NULL AND l.phase = 'UNMAPPED' AND btrim(coalesce(l.status, '')) <> ''
+       ORDER BY a.last_activity_at DESC, l.id DESC LIMIT $2`,
       [tenantId, maxExamples],
       'finding_unmapped_status',
     ),
