@@ -56,7 +56,13 @@ for (const [label, filter, order] of cases) {
       times.push(Number(/Execution Time: ([\d.]+)/.exec(plan)![1]));
     }
     console.log(`${label} ${kind}: ${Math.min(...times).toFixed(2)} ms`);
-    if (flag('--plans') > 0) console.log(plan.split('\n').slice(0, 14).join('\n'));
+    if (flag('--plans') > 0)
+      console.log(
+        plan
+          .split('\n')
+          .slice(0, Number(process.env.PLAN_LINES ?? 14))
+          .join('\n'),
+      );
   }
 }
 await pool.end();
