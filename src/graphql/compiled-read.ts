@@ -18,6 +18,7 @@ import { createRequire } from 'node:module';
 import type { DocumentNode, FieldNode, FragmentDefinitionNode, GraphQLObjectType, GraphQLSchema, SelectionSetNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
+import { LRUCache } from 'lru-cache';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import { columnOf, isoInstant, jsonFloat, jsonObject, literal, quote } from '../db/json-tree.js';
 import { nulIssues } from '../domain/shared/validate.js';
@@ -252,6 +253,18 @@ export interface CompiledReadsOptions {
 
 export function useCompiledReads({ schema, enabled, count }: CompiledReadsOptions): Plugin<RequestContext> {
   const paths = new WeakMap<Request, ExecutionPath>();
+  const decisions = new WeakMap<DocumentNode, LRUCache<string, CompiledRead | string>>();
+  /** The compiled statement of an operation, or why the resolvers answer it. */
+  const decide = (document: DocumentNode, operationName: string | null | undefined, variables: unknown, tenant: TenantRef, ctx: object) => {
+    try {
+      if (!withinComplexity(schema, document, operationName, variables, ctx)) unanswered('over the complexity limits');
+      return compileRead(schema, document, operationName, variables as Record<string, unknown>, tenant);
+    } catch (error) {
+      const reason = compiledReason(error);
+      if (reason === null) throw error;
+      return reason;
+    }
+  };
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const ctx = args.contextValue;
@@ -267,20 +280,27 @@ export function useCompiledReads({ schema, enabled, count }: CompiledReadsOption
         answeredBy('resolvers');
         return Promise.resolve(executeFn(executeArgs) as unknown);
       };
-      let compiled: CompiledRead;
-      try {
-        const tenant = ctx.actor?.tenant ?? unanswered('no tenant');
-        if (!enabled) unanswered('compiled reads are off');
-        if (!withinComplexity(schema, document, operationName, args.variableValues, ctx)) unanswered('over the complexity limits');
-        compiled = compileRead(schema, document, operationName, args.variableValues as Record<string, unknown>, tenant);
-      } catch (error) {
-        const reason = compiledReason(error);
-        if (reason === null) throw error;
+      const tenant = ctx.actor?.tenant;
+      // What the compiler does with this operation depends on the document, the variables and the tenant's
+      // TMS link template only: decided once per such key (Yoga hands the same DocumentNode for the same text).
+      let decided: CompiledRead | string;
+      if (!enabled) decided = 'compiled reads are off';
+      else if (!tenant) decided = 'no tenant';
+      else {
+        let cache = decisions.get(document);
+        if (!cache) decisions.set(document, (cache = new LRUCache<string, CompiledRead | string>({ max: 64 })));
+        const key = `${operationName ?? ''}\n${tenant.tmsUrlTemplate ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+        decided = cache.get(key) ?? decide(document, operationName, args.variableValues, tenant, ctx);
+        cache.set(key, decided);
+      }
+      if (typeof decided === 'string') {
         const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD && roots.has(s.name.value) ? [s.name.value] : []));
-        if (fields.length && enabled) ctx.log.info({ fields, reason }, compiledFallback);
+        if (fields.length && enabled) ctx.log.info({ fields, reason: decided }, compiledFallback);
         setExecuteFn(byResolvers as typeof executeFn);
         return;
       }
+      // The statement with this tenant's id (the only parameter that differs between tenants sharing a decision).
+      const compiled = { text: decided.text, params: [tenant!.id, ...decided.params.slice(1)] };
       const byCompiled = async (executeArgs: Parameters<typeof executeFn>[0]): Promise<unknown> => {
         let row: { data: string; ok: boolean } | undefined;
         try {
