@@ -94,7 +94,12 @@ export function connectionSql(spec: ConnectionSpec, selection: Selection, scope:
   const needCount = () => {
     if (ctes.some((cte) => cte.startsWith('total AS'))) return;
     const l = scope.alias('r');
-    ctes.push(`total AS (SELECT count(*)::int AS n FROM (SELECT FROM ${from(l)} WHERE ${where(l)} LIMIT ${countLimit + 1}) x)`);
+    // In the list's order: the count walks the same index as the page and stops after the bound, testing
+    // each row's relation conditions as it goes (a merge over every match's ids, which PostgreSQL otherwise
+    // may pick, starts parallel workers and reads far more than the bound).
+    ctes.push(
+      `total AS (SELECT count(*)::int AS n FROM (SELECT FROM ${from(l)} WHERE ${where(l)} ORDER BY ${orderSql(spec.keys, l)} LIMIT ${countLimit + 1}) x)`,
+    );
   };
   const pairs = selection.selections.map((s): readonly [string, string] => {
     switch (s.name) {

@@ -256,20 +256,24 @@ function loadFilterSql(filter: LoadFilter | null | undefined, scope: Scope): (ro
   }
   const carrier = filter?.carrier?.trim();
   if (carrier) {
+    // The carrier's loads, found through its legs (the legs' carrier index), read once as a list of ids:
+    // one carrier's loads are few, so the page and the count read those loads, not the tenant's.
     const p = scope.param(carrier);
     parts.push(
       (l) =>
-        `${l}.id IN (SELECT g.load_id FROM load_legs g JOIN carriers c ON c.tenant_id = ${T} AND c.id = g.carrier_id` +
-        ` WHERE g.tenant_id = ${T} AND g.deleted_at IS NULL AND c.permalink = ${p} AND c.deleted_at IS NULL)`,
+        `${l}.id = ANY (ARRAY (SELECT g.load_id FROM load_legs g WHERE g.tenant_id = ${T} AND g.deleted_at IS NULL AND g.carrier_id =` +
+        ` (SELECT c.id FROM carriers c WHERE c.tenant_id = ${T} AND c.permalink = ${p} AND c.deleted_at IS NULL)))`,
     );
   }
   const city = filter?.city?.trim();
   if (city) {
+    // Any live stop of a live leg in the city: the legs of the load by `load_id`, their stops by the stops'
+    // `(tenant_id, city_key, leg_id)` index; PostgreSQL picks the side to start from by the city's frequency.
     const p = scope.param(city.toLowerCase());
     parts.push(
       (l) =>
-        `${l}.id IN (SELECT g.load_id FROM stops s JOIN load_legs g ON g.tenant_id = ${T} AND g.id = s.leg_id` +
-        ` WHERE s.tenant_id = ${T} AND s.city_key = ${p} AND s.deleted_at IS NULL AND g.deleted_at IS NULL)`,
+        `EXISTS (SELECT FROM load_legs g WHERE g.tenant_id = ${T} AND g.load_id = ${l}.id AND g.deleted_at IS NULL AND EXISTS` +
+        ` (SELECT FROM stops s WHERE s.tenant_id = ${T} AND s.city_key = ${p} AND s.leg_id = g.id AND s.deleted_at IS NULL))`,
     );
   }
   const term = filter?.search?.trim();
