@@ -31,6 +31,8 @@ const statementOf = (kind: string, filter: LoadFilter, order: LoadOrder | undefi
     undefined,
     { filter: { ...filter, activitySince: filter.activitySince?.toISOString() }, order },
     tenantRef,
+    { payloadHistory: { days: 0, perRecord: 0 } },
+    new Date(),
   );
 const all: [string, LoadFilter, LoadOrder | undefined][] = [
   ['CREATED_DESC', {}, undefined],

@@ -45,12 +45,21 @@ export interface Scope {
   tenant: TenantRef;
   /** The parameter holding the tenant id: every table a statement reads is matched on it. */
   tenantParam: string;
+  /** The parameter holding the service clock's now (bound per request, like the tenant id). */
+  nowParam: string;
+  /** The app's settings a field may depend on (they are the same for every request of an app). */
+  settings: CompiledSettings;
   /** Adds a parameter; returns its placeholder. */
   param(value: unknown): string;
   /** A fresh table alias. */
   alias(prefix: string): string;
   /** A condition (SQL boolean) without which the compiled answer is not the resolvers' (then they answer). */
   require(condition: string): void;
+}
+
+/** Settings of the app the compiled SQL depends on. */
+export interface CompiledSettings {
+  payloadHistory: { days: number; perRecord: number };
 }
 
 /** The JSON (SQL) of one field of the row at `row`. */
@@ -69,9 +78,9 @@ export const unanswered = (reason: string): never => {
 const types = new Map<string, Readonly<Record<string, FieldSql>>>();
 const roots = new Map<string, RootSql>();
 
-/** Registers an object type the compiler answers, with the fields it answers (its explicit list). */
+/** Registers an object type the compiler answers, with the fields it answers (its explicit list; several modules may add fields). */
 export function compiledType(name: string, fields: Readonly<Record<string, FieldSql>>) {
-  types.set(name, fields);
+  types.set(name, { ...types.get(name), ...fields });
 }
 
 /** Registers a root field of `Query` the compiler answers. */
@@ -186,6 +195,8 @@ export function compileRead(
   operationName: string | null | undefined,
   variables: Record<string, unknown> | null | undefined,
   tenant: TenantRef,
+  settings: CompiledSettings,
+  now: Date,
 ): CompiledRead {
   const operation = getOperationAST(document, operationName) ?? unanswered('no operation');
   if (operation.operation !== OperationTypeNode.QUERY) unanswered('not a query');
@@ -194,12 +205,14 @@ export function compileRead(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) unanswered('variables the executor refuses');
   const selections = selectionsOf(schema.getQueryType()!, [operation.selectionSet], fragments, coerced.coerced!);
-  const params: unknown[] = [tenant.id];
+  const params: unknown[] = [tenant.id, now.toISOString()];
   const checks: string[] = [];
   const aliases = new Map<string, number>();
   const scope: Scope = {
     tenant,
     tenantParam: '$1::uuid',
+    nowParam: '$2::timestamptz',
+    settings,
     param: (value) => `$${params.push(value)}`,
     alias(prefix) {
       const n = (aliases.get(prefix) ?? 0) + 1;
@@ -213,7 +226,9 @@ export function compileRead(
     const root = roots.get(s.name) ?? unanswered(`Query.${s.name}`);
     return [s.key, root(s, scope)] as const;
   });
-  return { text: `SELECT ${jsonObject(pairs)}::text AS data, ${checks.length ? checks.join(' AND ') : 'true'} AS ok`, params };
+  // The clock's parameter is always bound (a request binds it), so the statement names its type even where no field reads it.
+  checks.push(`${scope.nowParam} IS NOT NULL`);
+  return { text: `SELECT ${jsonObject(pairs)}::text AS data, ${checks.join(' AND ')} AS ok`, params };
 }
 
 /** The reason an operation was left to the resolvers, or null when the error is not the compiler's. */
@@ -255,10 +270,10 @@ export function useCompiledReads({ schema, enabled, count }: CompiledReadsOption
   const paths = new WeakMap<Request, ExecutionPath>();
   const decisions = new WeakMap<DocumentNode, LRUCache<string, CompiledRead | string>>();
   /** The compiled statement of an operation, or why the resolvers answer it. */
-  const decide = (document: DocumentNode, operationName: string | null | undefined, variables: unknown, tenant: TenantRef, ctx: object) => {
+  const decide = (document: DocumentNode, operationName: string | null | undefined, variables: unknown, tenant: TenantRef, ctx: RequestContext) => {
     try {
       if (!withinComplexity(schema, document, operationName, variables, ctx)) unanswered('over the complexity limits');
-      return compileRead(schema, document, operationName, variables as Record<string, unknown>, tenant);
+      return compileRead(schema, document, operationName, variables as Record<string, unknown>, tenant, ctx.services.config, ctx.now);
     } catch (error) {
       const reason = compiledReason(error);
       if (reason === null) throw error;
@@ -299,8 +314,8 @@ export function useCompiledReads({ schema, enabled, count }: CompiledReadsOption
         setExecuteFn(byResolvers as typeof executeFn);
         return;
       }
-      // The statement with this tenant's id (the only parameter that differs between tenants sharing a decision).
-      const compiled = { text: decided.text, params: [tenant!.id, ...decided.params.slice(1)] };
+      // The statement with this request's tenant id and clock (the parameters that differ between requests sharing a decision).
+      const compiled = { text: decided.text, params: [tenant!.id, ctx.now.toISOString(), ...decided.params.slice(2)] };
       const byCompiled = async (executeArgs: Parameters<typeof executeFn>[0]): Promise<unknown> => {
         let row: { data: string; ok: boolean } | undefined;
         try {

@@ -19,6 +19,7 @@ import './ingest-mutation.js';
 // What the compiled reads answer (compiled-read.ts): registered by each kind beside its GraphQL file.
 import '../domain/load/compiled-graphql.js';
 import '../domain/carrier/compiled-graphql.js';
+import '../domain/payload-history/compiled-graphql.js';
 
 /**
  * The GraphQL object type of every record kind of the registry (`domain/<kind>/graphql.ts`). A kind

@@ -5,4 +5,4 @@ import { schema } from '../../src/graphql/schema.js';
 import type { TenantRef } from '../../src/domain/shared/tenant-ref.js';
 
 export const compiledStatement = (query: string, variables: Record<string, unknown>, tenant: TenantRef) =>
-  compileRead(schema, parse(query), undefined, variables, tenant);
+  compileRead(schema, parse(query), undefined, variables, tenant, { payloadHistory: { days: 0, perRecord: 0 } }, new Date());

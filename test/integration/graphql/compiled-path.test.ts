@@ -3,6 +3,7 @@
  * (src/graphql/compiled-read.ts: one statement, PostgreSQL's JSON passed through), never by the
  * resolvers: `X-GraphQL-Execution` says which path answered a query.
  */
+import { readFileSync } from 'node:fs';
 import { boardQueries } from '../../../bench/board-queries.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { seedLoadTree } from '../../factories/records.js';
@@ -27,6 +28,11 @@ const documents = [
   { label: 'README carriers', document: '{ carriers(first: 10) { edges { node { permalink name mcNumber } } } }', variables: {} },
 ];
 
+/** The console's load lookup (src/console/console.js `lookUp`), read from the console's source: it asks for one load. */
+const consoleLookup = /`(query \(\$p: String!\) \{ load\(permalink: \$p, includeDeleted: true\)[^`]*)`/.exec(
+  readFileSync(new URL('../../../src/console/console.js', import.meta.url), 'utf8'),
+)![1]!;
+
 describe('the board, dashboard and README queries stay on the compiled path', () => {
   for (const { label, document, variables } of documents) {
     test(`${label}: X-GraphQL-Execution: compiled`, async ({ testApp, api, tenant }) => {
@@ -42,9 +48,17 @@ describe('the board, dashboard and README queries stay on the compiled path', ()
     }, 120_000);
   }
 
+  test("the console's load lookup: X-GraphQL-Execution: compiled", async ({ api, tenant }) => {
+    const { load } = await seedLoadTree(api, tenant);
+    const res = await api.post('/graphql', { query: consoleLookup, variables: { p: load.native_system_load_permalink } }, { 'cache-control': 'no-cache' });
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    expect(res.body.data.load.history.length).toBeGreaterThan(0);
+    expect(res.headers.get('x-graphql-execution')).toBe('compiled');
+  });
+
   test('an operation with a field the compiler does not list is answered by the resolvers, and says so', async ({ api, tenant }) => {
     await seedLoadTree(api, tenant);
-    const res = await api.post('/graphql', { query: '{ loads(first: 5) { edges { node { permalink history { outcome } } } } }' });
+    const res = await api.post('/graphql', { query: '{ viewer { slug } loads(first: 5) { edges { node { permalink } } } }' });
     expect(res.body.errors).toBeUndefined();
     expect(res.headers.get('x-graphql-execution')).toBe('resolvers');
   });
