@@ -74,16 +74,17 @@ export function connectionSql(spec: ConnectionSpec, selection: Selection, scope:
   const from = (row: string) => `${spec.table} ${row}${join(row)}`;
   const where = (row: string) => `${row}.tenant_id = ${T} AND ${spec.where(row)}`;
   const ctes: string[] = [];
+  // The resolvers read the cursor whatever is selected: a malformed one, or one naming no record of the
+  // tenant, is their validation error (then they answer).
+  const id = after == null ? null : scope.param(cursorId(after));
+  if (id) scope.require(`EXISTS (SELECT FROM ${spec.table} WHERE tenant_id = ${T} AND id = ${id}::uuid)`);
   const needPage = () => {
     if (ctes.some((cte) => cte.startsWith('p AS'))) return;
     const l = scope.alias('r');
     let cursor = '';
-    if (after != null) {
-      const id = scope.param(cursorId(after));
+    if (id) {
       const c = scope.alias('c');
       cursor = ` CROSS JOIN (SELECT ${spec.keys.map((k, i) => `${k.sql(c)} AS k${i}`).join(', ')} FROM ${from(c)} WHERE ${c}.tenant_id = ${T} AND ${c}.id = ${id}::uuid) cur`;
-      // A cursor naming no record of the tenant is the resolvers' validation error.
-      scope.require(`EXISTS (SELECT FROM ${spec.table} WHERE tenant_id = ${T} AND id = ${id}::uuid)`);
     }
     const curKeys = spec.keys.map((k, i) => ({ ...k, sql: (alias: string) => (alias === 'cur' ? `cur.k${i}` : k.sql(alias)) }));
     ctes.push(
