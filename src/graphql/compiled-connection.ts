@@ -74,9 +74,12 @@ export function connectionSql(spec: ConnectionSpec, selection: Selection, scope:
   const from = (row: string) => `${spec.table} ${row}${join(row)}`;
   const where = (row: string) => `${row}.tenant_id = ${T} AND ${spec.where(row)}`;
   const ctes: string[] = [];
-  // The resolvers read the cursor whatever is selected: a malformed one, or one naming no record of the
-  // tenant, is their validation error (then they answer).
-  const id = after == null ? null : scope.param(cursorId(after));
+  // The resolvers parse the cursor whatever is selected (a malformed one is their validation error). They read
+  // the page, and so find a cursor naming no record of the tenant (their error too), unless only `totalCount`
+  // (and `__typename`) is selected (@pothos/plugin-prisma's `totalCountOnly`).
+  const cursorRecord = after == null ? null : cursorId(after);
+  const totalCountOnly = selection.selections.every((s) => s.name === 'totalCount' || s.name === '__typename');
+  const id = cursorRecord && !totalCountOnly ? scope.param(cursorRecord) : null;
   if (id) scope.require(`EXISTS (SELECT FROM ${spec.table} WHERE tenant_id = ${T} AND id = ${id}::uuid)`);
   const needPage = () => {
     if (ctes.some((cte) => cte.startsWith('p AS'))) return;

@@ -56,6 +56,20 @@ describe('the board, dashboard and README queries stay on the compiled path', ()
     expect(res.headers.get('x-graphql-execution')).toBe('compiled');
   });
 
+  test('GET and HEAD /graphql are compiled like POST', async ({ testApp, api, tenant }) => {
+    await seedLoadTree(api, tenant);
+    const url = `/graphql?query=${encodeURIComponent('{ loads(first: 5) { totalCount edges { node { permalink } } } }')}`;
+    const headers = { 'x-api-key': tenant.apiKey, accept: 'application/json', 'cache-control': 'no-cache' };
+    const get = await testApp.fetch(url, { headers });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('x-graphql-execution')).toBe('compiled');
+    expect(((await get.json()) as { data: { loads: { totalCount: number } } }).data.loads.totalCount).toBe(1);
+    const head = await testApp.fetch(url, { method: 'HEAD', headers });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('x-graphql-execution')).toBe('compiled');
+    expect(await head.text()).toBe('');
+  });
+
   test('an operation with a field the compiler does not list is answered by the resolvers, and says so', async ({ api, tenant }) => {
     await seedLoadTree(api, tenant);
     const res = await api.post('/graphql', { query: '{ viewer { slug } loads(first: 5) { edges { node { permalink } } } }' });
