@@ -20,7 +20,7 @@ import type { Plugin } from 'graphql-yoga';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
 import { getDatamodel } from '../db/generated/pothos-types.js';
-import { columnOf, isoInstant, jsonFloat, jsonObject, literal, quote } from '../db/json-tree.js';
+import { columnOf, isoInstant, jsonFloat, jsonObject, literal, maxObjectKeys, quote } from '../db/json-tree.js';
 import { nulIssues } from '../domain/shared/validate.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { complexityLimit } from './builder.js';
@@ -154,6 +154,7 @@ function selectionsOf(
 ): Selection[] {
   const grouped = new Map<string, FieldNode[]>();
   for (const set of sets) collect(parent, set, fragments, grouped);
+  if (grouped.size > maxObjectKeys) unanswered(`more than ${maxObjectKeys} fields in one object`);
   return [...grouped].map(([key, nodes]) => {
     const name = nodes[0]!.name.value;
     if (name === '__typename') return { key, name, args: {}, type: 'String', selections: [] };
@@ -232,10 +233,10 @@ export function compileRead(
 }
 
 /** The reason an operation was left to the resolvers, or null when the error is not the compiler's. */
-export const compiledReason = (error: unknown) => (error instanceof Unanswered ? error.message : null);
+const compiledReason = (error: unknown) => (error instanceof Unanswered ? error.message : null);
 
 /** The log line of an operation reading a compiled root field that the resolvers answered instead. */
-export const compiledFallback = 'graphql: an operation reading a compiled field answered by the resolvers';
+const compiledFallback = 'graphql: an operation reading a compiled field answered by the resolvers';
 
 /** Whether the operation's complexity is within the limits (else the resolvers answer the complexity error). */
 function withinComplexity(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: unknown, ctx: object) {
