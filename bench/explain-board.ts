@@ -1,36 +1,39 @@
 /**
- * EXPLAIN ANALYZE of the load board's statements (the page and its count, as src/domain/load/page.ts
- * writes them) for each order and filter, on the tenant `big` that bench/board-seed.ts fills:
+ * EXPLAIN ANALYZE of the load board's statements (the page and its count, as the compiled reads,
+ * src/graphql/compiled-read.ts, write them) for each order and filter, on the tenant `big` that bench/board-seed.ts fills:
  *
  *   DATABASE_URL=postgresql://…/<scratch> npm run db:migrate && npx tsx bench/board-seed.ts postgresql://…/<scratch>
  *   DATABASE_URL=postgresql://…/<scratch> npx tsx bench/explain-board.ts [--plans] [--only city] [--tenant sync]
  */
+import { parse } from 'graphql';
 import pg from 'pg';
-import type { Sql } from '../src/db/database.js';
-import { countLoads, readLoadPage } from '../src/domain/load/page.js';
-import { countLimit } from '../src/graphql/pagination.js';
+import { loadBoard } from './board-queries.js';
+import { compileRead } from '../src/graphql/compiled-read.js';
+import { schema } from '../src/graphql/schema.js';
 import type { LoadFilter, LoadOrder } from '../src/domain/load/queries.js';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
 const flag = (name: string) => process.argv.indexOf(name);
 // `--tenant <slug>`: another tenant than board-seed.ts's `big` (the bench's `sync`, with --keep-db).
-const slug = flag('--tenant') > 0 ? process.argv[flag('--tenant') + 1] : 'big';
-const tenant = (await pool.query<{ id: string }>('SELECT id FROM tenants WHERE slug = $1', [slug])).rows[0]!.id;
-// The include @pothos/plugin-prisma plans for the bench's load-board document.
-const legOrder = [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }];
-const include = {
-  legs: { orderBy: legOrder, include: { carrier: true, stops: { orderBy: legOrder } } },
-  updates: { take: 1, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] },
-};
+const slug = (flag('--tenant') > 0 ? process.argv[flag('--tenant') + 1] : undefined) ?? 'big';
+const tenant = (await pool.query<{ id: string; tms_url_template: string | null }>('SELECT id, tms_url_template FROM tenants WHERE slug = $1', [slug])).rows[0]!;
+const tenantRef = { id: tenant.id, slug, name: slug, tmsUrlTemplate: tenant.tms_url_template };
+// The board's selection (bench/board-queries.ts), with each case's filter and order; the count alone.
+const selection = loadBoard(false)
+  .replace(/^query LoadBoard \{ loads\(first: 50\) \{/, '')
+  .replace(/\} \}$/, '');
 const only = flag('--only') > 0 ? process.argv[flag('--only') + 1] : undefined;
-const sqlOf = async (run: (sql: Sql) => Promise<unknown>) => {
-  let captured: [string, unknown[]] = ['', []];
-  const capture = async (text: string, params: readonly unknown[]) => {
-    captured = [text, [...params]];
-    return (text.includes('count(*)') ? [{ n: 0 }] : []) as never[];
-  };
-  await run({ query: capture });
-  return captured;
-};
+const statementOf = (kind: string, filter: LoadFilter, order: LoadOrder | undefined) =>
+  compileRead(
+    schema,
+    parse(
+      `query ($filter: LoadFilter, $order: LoadOrder) { loads(first: 50, filter: $filter, orderBy: $order) { ${kind === 'page' ? selection : 'totalCount totalCountExact'} } }`,
+    ),
+    undefined,
+    { filter: { ...filter, activitySince: filter.activitySince?.toISOString() }, order },
+    tenantRef,
+    { payloadHistory: { days: 0, perRecord: 0 } },
+    new Date(),
+  );
 const all: [string, LoadFilter, LoadOrder | undefined][] = [
   ['CREATED_DESC', {}, undefined],
   ['ACTIVITY_DESC', {}, 'ACTIVITY_DESC'],
@@ -46,9 +49,7 @@ const all: [string, LoadFilter, LoadOrder | undefined][] = [
 const cases = only ? all.filter((c) => c[0].startsWith(only)) : all;
 for (const [label, filter, order] of cases) {
   for (const kind of ['page', 'count']) {
-    const [text, params] = await sqlOf((sql) =>
-      kind === 'page' ? readLoadPage(sql, tenant, { take: 51, skip: 0, include }, filter, order) : countLoads(sql, tenant, filter, countLimit + 1),
-    );
+    const { text, params } = statementOf(kind, filter, order);
     const times: number[] = [];
     let plan = '';
     for (let i = 0; i < 3; i++) {
@@ -57,7 +58,13 @@ for (const [label, filter, order] of cases) {
       times.push(Number(/Execution Time: ([\d.]+)/.exec(plan)![1]));
     }
     console.log(`${label} ${kind}: ${Math.min(...times).toFixed(2)} ms`);
-    if (flag('--plans') > 0) console.log(plan.split('\n').slice(0, 14).join('\n'));
+    if (flag('--plans') > 0)
+      console.log(
+        plan
+          .split('\n')
+          .slice(0, Number(process.env.PLAN_LINES ?? 14))
+          .join('\n'),
+      );
   }
 }
 await pool.end();

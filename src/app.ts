@@ -24,6 +24,7 @@ import { createRequestScope, type AppDeps, type Services } from './context.js';
 import type { RequestContext } from './graphql/context.js';
 import { maskError, yogaLogger } from './graphql/mask-error.js';
 import { useDocumentLimits } from './graphql/document-limits.js';
+import { useCompiledReads } from './graphql/compiled-read.js';
 import { schema } from './graphql/schema.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
 import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   authCacheTtlMs?: number;
   /** How slowed 401s wait (tests record the delays). */
   sleep?: (ms: number) => Promise<void>;
+  /** false: every query is executed by the resolvers (tests compare them with the compiled reads). Default true. */
+  compiledReads?: boolean;
 }
 
 export function createApp(deps: AppDeps, options: AppOptions = {}) {
@@ -109,6 +112,8 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       useCORS(),
       useAdminAudit(),
       useDocumentLimits(),
+      // Before the response cache: a cached answer stops execution; a computed one runs the compiled statement when there is one.
+      useCompiledReads({ schema, enabled: options.compiledReads ?? true }),
       // Last: a cached answer stops execution, so the plugins above (audit, limits) still see the operation.
       useResponseCache({
         ...deps.config.responseCache,

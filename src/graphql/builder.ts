@@ -12,6 +12,9 @@ import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';
 import type { RequestContext } from './context.js';
 
+/** The query limits (complexity, depth, breadth): over them a query is `validation_failed` before anything runs. */
+export const complexityLimit = { complexity: 50_000, depth: 10, breadth: 500 } as const;
+
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
   PrismaTypes: PrismaTypes;
@@ -47,7 +50,7 @@ export const builder = new SchemaBuilder<{
     defaultComplexity: 1,
     defaultListMultiplier: 10,
     // 50 loads with every field of their legs, carriers, stops, updates and history cost about 25,000.
-    limit: { complexity: 50_000, depth: 10, breadth: 500 },
+    limit: complexityLimit,
     // A clear contract error instead of a masked one; nothing of the query runs.
     complexityError: (kind, { depth, complexity, breadth, maxDepth, maxComplexity, maxBreadth }) => {
       const [measure, value, max] =

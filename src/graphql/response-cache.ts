@@ -152,8 +152,10 @@ export function useResponseCache({ events, logger, versions, ttlMs, clock, maxBy
           clearTimeout(timer);
           if (computing.get(key)?.done === done) computing.delete(key);
           if (Symbol.asyncIterator in result || result.errors?.length) return finish(null);
-          const body = JSON.stringify(result);
-          const stored = { ...result, stringify: () => body };
+          // A compiled read's result is its JSON text already (compiled-read.ts): stored as it is, never parsed.
+          const own = (result as { stringify?: () => string }).stringify;
+          const body = own ? own() : JSON.stringify(result);
+          const stored = own ? (result as Entry['result']) : { ...result, stringify: () => body };
           entries.set(key, { version, storedAt: now, result: stored, bytes: Math.max(1, body.length) });
           setResult(stored); // serialized once for this answer too
           finish(stored);

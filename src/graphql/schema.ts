@@ -17,6 +17,10 @@ import '../domain/events/graphql.js';
 import '../domain/payload-history/graphql.js';
 import '../domain/data-quality/graphql.js';
 import './ingest-mutation.js';
+// What the compiled reads answer (compiled-read.ts): registered by each kind beside its GraphQL file.
+import '../domain/load/compiled-graphql.js';
+import '../domain/carrier/compiled-graphql.js';
+import '../domain/payload-history/compiled-graphql.js';
 
 /**
  * The GraphQL object type of every record kind of the registry (`domain/<kind>/graphql.ts`). A kind

@@ -44,6 +44,8 @@ export interface TestAppOptions {
   sleep?: (ms: number) => Promise<void>;
   /** How long API-key lookups are cached (default 0: every request reads the key; the cache's own tests set it). */
   authCacheTtlMs?: number;
+  /** false: every query is executed by the resolvers (src/graphql/compiled-read.ts off), to compare the two paths. */
+  compiledReads?: boolean;
 }
 
 /** Unique slug per call, so tests never collide, even on a shared PostgreSQL database. */
@@ -70,7 +72,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = createLogger(config.log.level, options.logStream);
   const clock = createTestClock();
   const recorder = createIngestRecorder({ db: database.db, clock, logger, flushIntervalMs: 0 });
-  const app = createApp({ config, db: database.db, logger, clock, recorder }, { authCacheTtlMs: options.authCacheTtlMs ?? 0, sleep: options.sleep });
+  const app = createApp(
+    { config, db: database.db, logger, clock, recorder },
+    {
+      authCacheTtlMs: options.authCacheTtlMs ?? 0,
+      sleep: options.sleep,
+      compiledReads: options.compiledReads,
+    },
+  );
   return {
     app,
     database,
@@ -144,4 +153,11 @@ export async function loggingApp(testApp: TestApp) {
   const app = await createTestApp({ database: testApp.database, env: { LOG_LEVEL: 'info' }, logStream });
   onTestFinished(() => app.close());
   return { app, lines };
+}
+
+/** An app sharing `testApp`'s database whose queries are all executed by the resolvers (no compiled reads); closed when the test ends. */
+export async function resolversApp(testApp: TestApp) {
+  const app = await createTestApp({ database: testApp.database, compiledReads: false });
+  onTestFinished(() => app.close());
+  return app;
 }

@@ -6,9 +6,7 @@
  * that the demo seed posts every kind, by seeding: test/integration/demo/seed.test.ts.)
  */
 import { describe, expect, test } from 'vitest';
-import { isTenantModel } from '../../src/db/json-tree.js';
 import { loadEventTypes } from '../../src/domain/events/catalog.js';
-import { treeTables } from '../../src/domain/load/tree.js';
 import { recordKinds, recordSpecOf, type RecordKind } from '../../src/domain/registry.js';
 import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../src/domain/shared/record.js';
 import { cacheableRootFields } from '../../src/graphql/response-cache.js';
@@ -100,11 +98,9 @@ describe.each(Object.entries(expectedKinds) as [RecordKind, ExpectedKind][])('re
     expect(actionsOf(spec).includes('delete'), `domain/${kind}/schema.ts: deletable`).toBe(expected.delete !== null);
   });
 
-  test('Prisma model (prisma/schema.prisma) and the SQL load page (domain/load/tree.ts → db/json-tree.ts)', () => {
+  test('Prisma model (prisma/schema.prisma)', () => {
     const model = prismaModel(expected.model);
     expect(model && tableOf(model), `prisma/schema.prisma: no model ${expected.model} mapped to ${expected.table}`).toBe(expected.table);
-    expect(isTenantModel(expected.model), `db/json-tree.ts: model ${expected.model} has no tenantId in the Prisma datamodel`).toBe(true);
-    expect(treeTables[expected.model], `domain/load/tree.ts: the json-tree table map lacks ${expected.model}`).toBe(expected.table);
   });
 
   test('GraphQL object type (domain/<kind>/graphql.ts, graphql/schema.ts recordObjects)', () => {

@@ -6,16 +6,12 @@ import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { zodInput } from '../../graphql/zod-input.js';
 import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
-import { countLoads, readLoadPage } from './page.js';
 import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf, type LoadFilter } from './queries.js';
 import { loadRecord } from './schema.js';
 import { describeStoredField } from '../shared/record.js';
 
 /** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
 const describe = (name: string) => describeStoredField(loadRecord, name);
-
-/** The log message of a `loads` page answered by Prisma instead of the SQL load page. */
-export const loadPageFallback = 'loads: a selection the SQL load page does not read, answered by Prisma';
 
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;
@@ -136,20 +132,14 @@ builder.queryFields((t) => ({
       maxSize: maxConnectionPage,
       ...pageSize(maxConnectionPage),
       totalCount: boundedTotalCount(({ filter }: { filter?: LoadFilter | null }, ctx: RequestContext, limit) =>
-        countLoads(ctx.services.db.sql, tenantOf(ctx).id, filter, limit),
+        ctx.services.db.prisma.load.count({ where: loadFilterWhere(tenantOf(ctx).id, filter), take: limit }),
       ),
+      // The resolvers' reading, over Prisma: what an operation the compiled reads do not answer gets
+      // (graphql/compiled-read.ts; the board's, the dashboard's and the console's are compiled).
       resolve: async (query, _root, { filter, orderBy }, ctx) => {
         const tenantId = tenantOf(ctx).id;
-        const { prisma, sql } = ctx.services.db;
-        const scoped = scopeCursor(query, tenantId);
-        // One statement with the page's relations nested by PostgreSQL. A selection it does not read takes
-        // the one documented other path (docs/decisions/0013-one-load-filter.md): Prisma, with the same
-        // filter and order definitions, logged so that it never goes unnoticed.
-        const prismaPage = () => prisma.load.findMany({ ...scoped, where: loadFilterWhere(tenantId, filter), orderBy: loadOrderBy(orderBy) });
-        // The rows have the shape Prisma would return for `scoped` (see db/json-tree.ts).
-        const page = (await readLoadPage(sql, tenantId, scoped, filter, orderBy)) as Awaited<ReturnType<typeof prismaPage>> | null;
-        if (!page) ctx.log.info({ field: 'loads', query: scoped }, loadPageFallback);
-        const loads = page ?? (await prismaPage());
+        const { prisma } = ctx.services.db;
+        const loads = await prisma.load.findMany({ ...scopeCursor(query, tenantId), where: loadFilterWhere(tenantId, filter), orderBy: loadOrderBy(orderBy) });
         if (!loads.length) await assertCursorExists(query, async (id) => (await prisma.load.count({ where: { id, tenantId } })) > 0);
         return loads;
       },

@@ -4,8 +4,7 @@
  */
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
-import { countLoads } from '../../../src/domain/load/page.js';
-import { countLimit } from '../../../src/graphql/pagination.js';
+import { compiledStatement } from '../../helpers/compiled.js';
 import { gqlData } from '../../factories/graphql.js';
 
 const activityFields = /* GraphQL */ `permalink changedAt lastActivityAt
@@ -129,21 +128,10 @@ describe('load activity', { timeout: 120_000 }, () => {
     expect((await byCity('grand_rapids')).loads.totalCount).toBe(0);
 
     // The count the board sends can use the index (sequential scans priced out, as on a big tenant).
-    let captured: [string, unknown[]] = ['', []];
-    await countLoads(
-      {
-        query: async (text, params) => {
-          captured = [text, [...params]];
-          return [{ n: 0 }] as never[];
-        },
-      },
-      tenant.id,
-      { city: 'grand rapids' },
-      countLimit + 1,
-    );
+    const captured = compiledStatement('{ loads(filter: { city: "grand rapids" }) { totalCount } }', {}, tenant);
     const plan = await testApp.database.db.prisma.$transaction(async (tx) => {
       await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
-      return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${captured[0]}`, ...captured[1]);
+      return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${captured.text}`, ...captured.params);
     });
     expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('stops_tenant_id_city_key_leg_id_idx');
   });

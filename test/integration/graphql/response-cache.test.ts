@@ -115,7 +115,7 @@ describe('response cache', { timeout: 120_000 }, () => {
     await notificationsTaken(testApp);
     const pages: string[] = [];
     const stop = testApp.database.db.onStatement((sql) => {
-      if (sql.includes('row_to_json(p)')) pages.push(sql);
+      if (sql.includes('json_build_object') && /\bloads\b/.test(sql)) pages.push(sql); // the compiled statement (graphql/compiled-read.ts)
     });
     try {
       const answers = await Promise.all(Array.from({ length: 8 }, () => api.graphql(board)));
