@@ -304,7 +304,8 @@ compiledRoot('loads', (selection, scope) => {
     {
       node: 'Load',
       table: 'loads',
-      join: (l) => loadActivity.join(l, `${l}a`),
+      // Only an order or a filter on activity joins it (a load stored around the service has no activity row).
+      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`) : undefined,
       where: loadFilterSql(filter, scope),
       keys: loadKeys[orderBy ?? 'CREATED_DESC'],
     },
