@@ -908,6 +908,8 @@ let otelReceived: { exports: number; bytes: number } | undefined;
 
 /** Issue 30: the updates of each record table over the run, and how many were HOT (no new index entries). */
 let tableUpdates: { table: string; updates: number; hot: number }[] = [];
+/** The record tables' indexes no statement of the run used (`pg_stat_user_indexes.idx_scan = 0`). */
+let unusedIndexes: string[] = [];
 const updatedTables = ['carriers', 'loads', 'load_legs', 'stops', 'load_updates', 'load_activity'];
 
 async function readTableUpdates(target: Target) {
@@ -921,6 +923,11 @@ async function readTableUpdates(target: Target) {
       [updatedTables],
     );
     tableUpdates = rows.map((row) => ({ table: row.table, updates: Number(row.updates), hot: Number(row.hot) }));
+    const unused = await client.query<{ index: string }>(
+      `SELECT indexrelname AS index FROM pg_stat_user_indexes WHERE relname = ANY($1::text[]) AND idx_scan = 0 ORDER BY indexrelname`,
+      [updatedTables],
+    );
+    unusedIndexes = unused.rows.map((row) => row.index);
   } finally {
     await client.end();
   }
@@ -1084,6 +1091,7 @@ function report(database: string) {
     '',
     ...rows.filter((r) => r.note).map((r) => `- ${r.scenario}: ${r.note}`),
     ...skipped.map((s) => `- ${s}`),
+    ...(unusedIndexes.length ? [`- indexes of the record tables no statement of this run used: ${unusedIndexes.join(', ')}`] : []),
     '',
     ...(Object.keys(ratios).length ? ['| ratio | value |', '|---|--:|', ...Object.entries(ratios).map(([k, v]) => `| ${k} | ${v.toFixed(2)} |`), ''] : []),
     ...(targets.length
@@ -1110,6 +1118,7 @@ function report(database: string) {
         ratios,
         targets,
         tableUpdates,
+        unusedIndexes,
         otel: otelReceived,
       },
       null,
