@@ -901,6 +901,7 @@ async function main() {
 
     const code = await service.stop();
     if (code !== 0) console.error(`the service exited with code ${code} (log ${service.logFile})`);
+    await readTableUpdates(serviceDb);
     report(database);
   } finally {
     await cleanup();
@@ -912,6 +913,33 @@ async function main() {
 
 /** What the OTLP sink received (--otel). */
 let otelReceived: { exports: number; bytes: number } | undefined;
+
+/** Issue 30: the updates of each record table over the run, and how many were HOT (no new index entries). */
+let tableUpdates: { table: string; updates: number; hot: number }[] = [];
+/** The record tables' indexes no statement of the run used (`pg_stat_user_indexes.idx_scan = 0`). */
+let unusedIndexes: string[] = [];
+const updatedTables = ['carriers', 'loads', 'load_legs', 'stops', 'load_updates', 'load_activity'];
+
+async function readTableUpdates(target: Target) {
+  const url = target.env.DATABASE_URL;
+  if (!url) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ table: string; updates: string; hot: string }>(
+      `SELECT relname AS table, n_tup_upd AS updates, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE relname = ANY($1::text[]) ORDER BY relname`,
+      [updatedTables],
+    );
+    tableUpdates = rows.map((row) => ({ table: row.table, updates: Number(row.updates), hot: Number(row.hot) }));
+    const unused = await client.query<{ index: string }>(
+      `SELECT indexrelname AS index FROM pg_stat_user_indexes WHERE relname = ANY($1::text[]) AND idx_scan = 0 ORDER BY indexrelname`,
+      [updatedTables],
+    );
+    unusedIndexes = unused.rows.map((row) => row.index);
+  } finally {
+    await client.end();
+  }
+}
 
 function report(database: string) {
   const find = (scenario: string, target: Row['target']) => rows.find((r) => r.scenario === scenario && r.target === target);
@@ -949,6 +977,15 @@ function report(database: string) {
     if (bulkLoads.dbCpuMsPerRequest && plainBulk.dbCpuMsPerRequest)
       ratios['bulk loads database CPU ms per request / plain floor bulk'] = bulkLoads.dbCpuMsPerRequest / plainBulk.dbCpuMsPerRequest;
   }
+  // Issue 30: each bulk kind's pace against bulk loads', the database CPU per record, the HOT share of updates.
+  for (const kind of ['carriers', 'loads', 'legs', 'stops', 'updates']) {
+    const row = find(`bulk-${kind}`, 'service');
+    if (!measured(row)) continue;
+    if (row.dbCpuMsPerRequest && row.records) ratios[`bulk ${kind} database CPU ms per record`] = (row.dbCpuMsPerRequest * row.requests) / row.records;
+    if (kind !== 'loads' && kind !== 'carriers' && measured(bulkLoads))
+      ratios[`bulk ${kind} records/s / bulk loads records/s`] = row.recordsPerSecond / bulkLoads.recordsPerSecond;
+  }
+  for (const { table, updates, hot } of tableUpdates) if (updates) ratios[`HOT updates / updates, ${table} (${fmt(updates)} updates)`] = hot / updates;
   for (const { scenario, label } of postgraphileBoards) {
     const [ours, theirs] = [find(scenario, 'service, Cache-Control: no-cache'), find(scenario, 'PostGraphile')];
     if (measured(ours) && measured(theirs)) Object.assign(ratios, postgraphileRatios(label, ours, theirs));
@@ -982,9 +1019,29 @@ function report(database: string) {
     const r = ratios[ratio];
     if (r !== undefined) targets.push({ target, measured: `${r.toFixed(digits)} ×`, met: r >= min });
   }
+  // Issue 30's targets against the plain floor and bulk loads.
+  const issue30: (readonly [ratio: string, target: string, met: (r: number) => boolean])[] = [
+    ['service / plain floor CPU ms per request', 'single load upsert: service CPU per request ≤ 2 × plain floor', (r) => r <= 2],
+    ['service / plain floor database CPU ms per request', 'single load upsert: database CPU per write ≤ 2.5 × plain floor', (r) => r <= 2.5],
+    ['service / plain floor p99', 'single load upsert p99 ≤ 2 × plain floor p99', (r) => r <= 2],
+    ['bulk loads records/s / plain floor bulk records/s', 'bulk loads ≥ 0.35 × plain floor bulk records/s', (r) => r >= 0.35],
+    ...['legs', 'stops', 'updates'].map(
+      (kind) => [`bulk ${kind} records/s / bulk loads records/s`, `bulk ${kind} ≥ 0.6 × bulk loads records/s`, (r: number) => r >= 0.6] as const,
+    ),
+  ];
+  for (const [ratio, target, met] of issue30) {
+    const r = ratios[ratio];
+    if (r !== undefined) targets.push({ target, measured: `${r.toFixed(2)} ×`, met: met(r) });
+  }
   const sync = find('first-sync', 'service');
-  if (sync)
+  if (sync) {
     targets.push({ target: 'first sync ≥ 20,000 records/s', measured: `${fmt(sync.recordsPerSecond)} records/s`, met: sync.recordsPerSecond >= 20_000 });
+    targets.push({
+      target: 'first sync ≥ 15,000 records/s (issue 30)',
+      measured: `${fmt(sync.recordsPerSecond)} records/s`,
+      met: sync.recordsPerSecond >= 15_000,
+    });
+  }
   for (const { scenario, label: name } of boardQueries) {
     for (const target of boardTargets) {
       const row = find(scenario, target);
@@ -1042,6 +1099,7 @@ function report(database: string) {
     '',
     ...rows.filter((r) => r.note).map((r) => `- ${r.scenario}: ${r.note}`),
     ...skipped.map((s) => `- ${s}`),
+    ...(unusedIndexes.length ? [`- indexes of the record tables no statement of this run used: ${unusedIndexes.join(', ')}`] : []),
     '',
     ...(Object.keys(ratios).length ? ['| ratio | value |', '|---|--:|', ...Object.entries(ratios).map(([k, v]) => `| ${k} | ${v.toFixed(2)} |`), ''] : []),
     ...(targets.length
@@ -1067,6 +1125,8 @@ function report(database: string) {
         skipped,
         ratios,
         targets,
+        tableUpdates,
+        unusedIndexes,
         otel: otelReceived,
       },
       null,

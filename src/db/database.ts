@@ -262,6 +262,26 @@ function listenerSet() {
   };
 }
 
+/**
+ * Runs `work` on one connection of the pool inside BEGIN … COMMIT (ROLLBACK when it throws). A
+ * connection that cannot roll back is dropped from the pool, not reused.
+ */
+export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
 async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
   const listeners = listenerSet();
@@ -294,25 +314,13 @@ async function openPostgres(url: string, max: number, onPoolError: (error: Error
         );
       }
     },
-    async transaction(work) {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work({
+    transaction: (work) =>
+      inPoolTransaction(pool, (client) =>
+        work({
           query: <Row>(text: string, params: readonly unknown[], name?: string) =>
             statements.observe(text, async () => (await client.query({ text, values: params as unknown[], name })).rows as Row[], name),
-        });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
-        throw error;
-      } finally {
-        // A connection that cannot roll back is dropped from the pool, not reused.
-        client.release(broken);
-      }
-    },
+        }),
+      ),
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
     embeddedBusyMs: () => null,

@@ -22,7 +22,7 @@ import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-util
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { codeFile, projectRoot } from '../paths.js';
-import { pgliteExtensions, ScriptSafePg, type Database } from './database.js';
+import { inPoolTransaction, pgliteExtensions, ScriptSafePg, type Database } from './database.js';
 
 const migrationsDir = join(projectRoot, 'prisma/migrations');
 const schemaPath = join(projectRoot, 'prisma/schema.prisma');
@@ -193,25 +193,13 @@ type InTransaction = <T>(work: (tx: MigrationTransaction) => Promise<T>) => Prom
 function transactionsOf(factory: SqlMigrationAwareDriverAdapterFactory): InTransaction {
   if (factory instanceof ScriptSafePg) {
     const { pool } = factory;
-    return async (work) => {
-      const client = await pool.connect();
-      let failure: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work({
+    return (work) =>
+      inPoolTransaction(pool, (client) =>
+        work({
           exec: async (script) => void (await client.query(script)),
           query: async <Row>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as Row[],
-        });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        // A connection that cannot roll back is dropped from the pool, not reused.
-        await client.query('ROLLBACK').catch((rollbackError: Error) => (failure = rollbackError));
-        throw error;
-      } finally {
-        client.release(failure);
-      }
-    };
+        }),
+      );
   }
   if (factory instanceof PrismaPGlite) {
     // The adapter keeps its PGlite in a private field; its transaction() holds the one connection.

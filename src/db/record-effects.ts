@@ -80,11 +80,12 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
     if (field.type !== 'parent') continue;
     const alias = `f_p${parentAliases.size}`;
     parentAliases.set(field.column, alias);
-    parentJoins += ` LEFT JOIN ${q(field.parent!)} ${alias} ON ${alias}.tenant_id = f.tenant_id AND ${alias}.id = f.${q(field.column)}`;
+    parentJoins += ` LEFT JOIN ${q(field.parent!)} ${alias} ON ${alias}.tenant_id = e.tenant_id AND ${alias}.id = e.${q(field.column)}`;
   }
-  const snapshot = events.snapshot
-    ? jsonObject([...events.fields.map((f) => [f.name, fieldSql(f, 'f', (p) => parentAliases.get(p.column)!)] as const), ...bookkeeping(spec, 'f')])
-    : 'NULL::jsonb';
+  const snapshot = jsonObject([
+    ...events.fields.map((f) => [f.name, fieldSql(f, 'e', (p) => parentAliases.get(p.column)!)] as const),
+    ...bookkeeping(spec, 'e'),
+  ]);
   // The snapshot's fields whose stored value differs from the row before (parents by their key), sorted;
   // a transition's field is left out when the transition happens now (its own event says it).
   const transitionNow = (t: TableEvents['transitions'][number], a = 'f') =>
@@ -99,17 +100,29 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
   const activityColumn = spec.freshness === 'append_only' ? 'created_at' : 'changed_at';
   ctes.push(`effects AS (
     SELECT f.*, ${load ? `${load.id} AS load_id_, ${load.permalink} AS load_permalink_` : 'NULL::uuid AS load_id_, NULL::text AS load_permalink_'},
-      ${snapshot} AS snap_, ${events.changed ? `CASE WHEN f.inserted THEN NULL ELSE ${changed} END` : 'NULL::text[]'} AS changed_
-    FROM ${facts} f${load?.joins ?? ''}${parentJoins}
+      ${events.changed ? `CASE WHEN f.inserted THEN NULL ELSE ${changed} END` : 'NULL::text[]'} AS changed_
+    FROM ${facts} f${load?.joins ?? ''}
   )`);
+  // The snapshot (with its parents' permalinks) of the rows that record an event with it, only those:
+  // an upsert that changes nothing builds none.
+  const snapshotted = [
+    ...(events.created ? ['e.inserted'] : []),
+    ...(events.changed ? ['cardinality(e.changed_) > 0'] : []),
+    ...events.transitions.map((t) => transitionNow(t, 'e')),
+  ];
+  if (events.snapshot && snapshotted.length) {
+    ctes.push(`snapshots AS (
+    SELECT e.*, ${snapshot} AS snap_ FROM effects e${parentJoins} WHERE ${snapshotted.join(' OR ')}
+  )`);
+  }
 
   const sameType = events.created !== null && events.created === events.changed;
   const wrap = (extra: readonly (readonly [string, string])[]) =>
     jsonObject([...(spec.loadPath?.length ? [['loadPermalink', 'e.load_permalink_'] as const] : []), [events.snapshot!, 'e.snap_'], ...extra]);
   const candidates: string[] = [];
-  const candidate = (rank: number, type: string, data: string, where: string) =>
+  const candidate = (rank: number, type: string, data: string, where: string, from = 'snapshots') =>
     candidates.push(
-      `SELECT e.n, ${rank} AS rank, e.tenant_id, ${literal(type)} AS type, e.load_permalink_ AS load_permalink, ${data} AS data, e.${activityColumn} AS at FROM effects e WHERE ${where}`,
+      `SELECT e.n, ${rank} AS rank, e.tenant_id, ${literal(type)} AS type, e.load_permalink_ AS load_permalink, ${data} AS data, e.${activityColumn} AS at FROM ${from} e WHERE ${where}`,
     );
   if (events.snapshot && events.created) {
     const all = `'${JSON.stringify(createdFields(spec))}'::jsonb`;
@@ -143,7 +156,7 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
       ['status', `e.${q(spec.phase.statusColumn)}`],
       ['changedAt', eventTime('e.changed_at')],
     ]);
-    candidate(2, events.phaseChanged, data, 'NOT e.inserted AND e.phase IS DISTINCT FROM (e.before).phase');
+    candidate(2, events.phaseChanged, data, 'NOT e.inserted AND e.phase IS DISTINCT FROM (e.before).phase', 'effects');
   }
   events.transitions.forEach((t, i) => {
     candidate(3 + i, t.type, wrap([[t.name, `e.snap_ -> ${literal(t.name)}`]]), transitionNow(t, 'e'));
