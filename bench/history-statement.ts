@@ -6,6 +6,9 @@
  * alike. Prints the wall time per record of each, per round and in total.
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/history-statement.ts [rounds] [batch] [concurrency]
+ *
+ * With `--coverage`, the feature switched on and off is data quality's field coverage (the statement's
+ * `coverage` CTE, docs/decisions/0035-data-quality.md) instead, payload history on for both.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -17,7 +20,12 @@ import { directScope } from './ingest-scope.js';
 import { createTenant } from '../src/domain/tenant/service.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 
-const [rounds = 6, batch = 500, concurrency = 8] = process.argv.slice(2).map(Number);
+const coverage = process.argv.includes('--coverage');
+const [rounds = 6, batch = 500, concurrency = 8] = process.argv
+  .slice(2)
+  .filter((arg) => !arg.startsWith('--'))
+  .map(Number);
+const feature = coverage ? 'coverage' : 'history';
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL (PostgreSQL) is required');
 const name = `history_micro_${randomBytes(4).toString('hex')}`;
@@ -32,7 +40,8 @@ try {
   await createPayloadPartitions(db.sql, new Date(), 2);
   const { tenant } = await createTenant(db, { slug: 'micro', name: 'Micro' });
   const { ingestion } = createOperation(recordSpecOf.load, 'upsert');
-  const scope = (history: boolean) => directScope(db, tenant, history ? 'micro' : null);
+  // `on`: the feature compared is on (payload history, or with --coverage field coverage).
+  const scope = (on: boolean) => (coverage ? directScope(db, tenant, 'micro', new Date(), on) : directScope(db, tenant, on ? 'micro' : null));
   let n = 0;
   const load = () => {
     n++;
@@ -71,7 +80,7 @@ try {
       single.ms += singleMs;
       single.records += concurrency * 250;
       console.log(
-        `round ${round} history ${history ? 'on ' : 'off'}: bulk ${((bulkMs * 1000) / (20 * batch)).toFixed(1)} µs/record, single ${((singleMs * 1000) / (concurrency * 250)).toFixed(0)} µs/record (load ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`,
+        `round ${round} ${feature} ${history ? 'on ' : 'off'}: bulk ${((bulkMs * 1000) / (20 * batch)).toFixed(1)} µs/record, single ${((singleMs * 1000) / (concurrency * 250)).toFixed(0)} µs/record (load ${(await import('node:os')).loadavg()[0]!.toFixed(1)})`,
       );
     }
   }
