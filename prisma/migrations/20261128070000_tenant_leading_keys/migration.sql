@@ -81,3 +81,34 @@ CREATE INDEX "carriers_id_idx" ON "carriers" ("id");
 CREATE INDEX "loads_id_idx" ON "loads" ("id");
 CREATE INDEX "load_legs_id_idx" ON "load_legs" ("id");
 CREATE INDEX "load_events_id_idx" ON "load_events" ("id");
+
+-- 6. Index audit (issue 30 item 3): `pg_stat_user_indexes` after a full `npm run bench` on PostgreSQL
+-- (docs/explanation/performance/2026-11-28-indexes.md). No query filters or orders carriers by
+-- changed_at; the index made every carrier write that moves changed_at a non-HOT update, and its 80,500
+-- scans in the bench read 596 rows each (a tenant's carriers, whole, where a key finds one row).
+DROP INDEX "carriers_tenant_id_changed_at_idx";
+
+-- The indexes the bench never scanned, and the query each one serves (the bench posts records and reads
+-- the board; it runs no other GraphQL filter, no console page and no maintenance job, and has no
+-- status mapping, webhook endpoint or rejected record).
+COMMENT ON INDEX "loads_tenant_id_status_key_idx" IS 'LoadFilter.status (loads(filter: { status })), and the re-phasing of stored loads when a status mapping changes (domain/status-mapping/service.ts)';
+COMMENT ON INDEX "load_legs_carrier_id_idx" IS 'the legs of a carrier: ON DELETE SET NULL (carrier_id) when the tombstone purge deletes a carrier (without it, every leg is read per carrier), and LoadFilter.carrier when the planner starts from the carrier';
+COMMENT ON INDEX "load_legs_deleted_at_idx" IS 'the tombstone purge: DELETE FROM load_legs WHERE deleted_at < $1 (domain/shared/tombstones.ts)';
+COMMENT ON INDEX "stops_deleted_at_idx" IS 'the tombstone purge: DELETE FROM stops WHERE deleted_at < $1 (domain/shared/tombstones.ts)';
+COMMENT ON INDEX "load_updates_pkey" IS 'the row''s key (tenant_id, id), Prisma''s @@id; no statement reads a load update by it today';
+COMMENT ON INDEX "phase_changes_load_id_changed_at_idx" IS 'Load.phaseHistory (GraphQL, the console''s load page), and ON DELETE CASCADE when the purge deletes a load';
+COMMENT ON INDEX "phase_changes_pkey" IS 'the row''s key (tenant_id, id); no query reads a phase change by it';
+COMMENT ON INDEX "load_events_tenant_id_load_permalink_seq_idx" IS 'loadEvents(filter: { loadPermalinks }) and subscriptions to given loads: one load''s events in seq order (domain/events/service.ts)';
+COMMENT ON INDEX "ingest_rejections_tenant_id_received_at_idx" IS 'ingestHealth recent rejections (newest first) and the trim of each tenant''s sample (domain/ingest-health)';
+COMMENT ON INDEX "ingest_rejections_pkey" IS 'the row''s key (tenant_id, id): the trim of the rejection sample deletes by it';
+COMMENT ON INDEX "status_mappings_tenant_id_status_key_key" IS 'setStatusMapping''s upsert by (tenant_id, status_key), and the phase lookup of every write';
+-- Not distributed (docs/explanation/scaling.md), never scanned in the bench either:
+COMMENT ON INDEX "tenants_slug_key" IS 'a tenant by its slug: the tenant CLI, the admin key''s X-Tenant, onboarding';
+COMMENT ON INDEX "api_keys_pkey" IS 'the key row''s identity (Prisma''s @id); keys are found by hash and revoked by tenant';
+COMMENT ON INDEX "webhook_endpoints_pkey" IS 'the delivery worker''s joins of a delivery to its endpoint, and an endpoint''s updates (domain/webhook)';
+COMMENT ON INDEX "webhook_endpoints_tenant_id_created_at_idx" IS 'webhookEndpoints: a tenant''s endpoints, oldest first';
+COMMENT ON INDEX "webhook_deliveries_pkey" IS 'the worker''s claim (w.id = due.id) and the record of each attempt (WHERE id = $1)';
+COMMENT ON INDEX "webhook_deliveries_endpoint_id_state_load_permalink_event_s_idx" IS 'the worker''s order per load: NOT EXISTS an earlier pending delivery of the same load to the endpoint';
+COMMENT ON INDEX "webhook_deliveries_endpoint_id_created_at_idx" IS 'WebhookEndpoint.deliveries (newest first) and replayWebhookDeliveries'' window';
+COMMENT ON INDEX "webhook_attempts_pkey" IS 'the attempt row''s identity (Prisma''s @id)';
+COMMENT ON INDEX "webhook_attempts_delivery_id_attempted_at_idx" IS 'WebhookDelivery.attempts, and ON DELETE CASCADE when the retention deletes a delivery';
