@@ -8,7 +8,7 @@
  */
 import { isoInstant, jsonFirst, jsonList, literal, orderBySql, uriComponent } from '../../db/json-tree.js';
 import { connectionSql, type OrderKey } from '../../graphql/compiled-connection.js';
-import { columnFields, compiledRoot, compiledType, objectSql, type Scope } from '../../graphql/compiled-read.js';
+import { columnFields, compiledRoot, compiledType, objectSql, type FieldSql, type Scope } from '../../graphql/compiled-read.js';
 import { likeLiteral } from '../../db/like.js';
 import { statusKey } from '../status-mapping/service.js';
 import { legOrder, stopOrder, updateOrder, type LoadFilter, type LoadOrder } from './queries.js';
@@ -32,6 +32,14 @@ export const loadActivity = {
 /** The rows of `table` at alias `a` of the tenant, with more conditions. */
 const rowsOf = (table: string, a: string, scope: Scope, ...conditions: string[]) =>
   `${table} ${a} WHERE ${[`${a}.tenant_id = ${scope.tenantParam}`, ...conditions].join(' AND ')}`;
+
+/** A to-one relation: the record of `table` (GraphQL `type`) that the row's `key` names, of the tenant, meeting `conditions`. */
+const parentOf =
+  (type: string, table: string, key: string, conditions: (alias: string) => string[] = () => []): FieldSql =>
+  (row, selection, scope) => {
+    const a = scope.alias('p');
+    return jsonFirst({ value: objectSql(type, a, selection.selections, scope), rows: rowsOf(table, a, scope, `${a}.id = ${row}.${key}`, ...conditions(a)) });
+  };
 
 /** The load's live legs at alias `g`, and their order (`legOrder`, then the id). */
 const liveLegs = (row: string, g: string, scope: Scope) => rowsOf('load_legs', g, scope, `${g}.load_id = ${row}.id`, `${g}.deleted_at IS NULL`);
@@ -147,18 +155,9 @@ compiledType('LoadLeg', {
     'changedAt',
     'deletedAt',
   ]),
-  load: (row, selection, scope) => {
-    const l = scope.alias('l');
-    return jsonFirst({ value: objectSql('Load', l, selection.selections, scope), rows: rowsOf('loads', l, scope, `${l}.id = ${row}.load_id`) });
-  },
+  load: parentOf('Load', 'loads', 'load_id'),
   // Null while the carrier is deleted.
-  carrier: (row, selection, scope) => {
-    const c = scope.alias('c');
-    return jsonFirst({
-      value: objectSql('Carrier', c, selection.selections, scope),
-      rows: rowsOf('carriers', c, scope, `${c}.id = ${row}.carrier_id`, `${c}.deleted_at IS NULL`),
-    });
-  },
+  carrier: parentOf('Carrier', 'carriers', 'carrier_id', (c) => [`${c}.deleted_at IS NULL`]),
   stops: (row, selection, scope) => {
     const s = scope.alias('s');
     return jsonList({
@@ -196,10 +195,7 @@ compiledType('Stop', {
     'changedAt',
     'deletedAt',
   ]),
-  leg: (row, selection, scope) => {
-    const g = scope.alias('g');
-    return jsonFirst({ value: objectSql('LoadLeg', g, selection.selections, scope), rows: rowsOf('load_legs', g, scope, `${g}.id = ${row}.leg_id`) });
-  },
+  leg: parentOf('LoadLeg', 'load_legs', 'leg_id'),
 });
 
 compiledType(
