@@ -65,7 +65,6 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     'cpu-prof': { type: 'boolean', default: false },
     'no-references': { type: 'boolean', default: false },
-    'without-events': { type: 'boolean', default: false },
     'keep-db': { type: 'boolean', default: false },
     otel: { type: 'boolean', default: false },
     'without-coverage': { type: 'boolean', default: false },
@@ -77,7 +76,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--without-events] [--keep-db] [--preload 1000000] [--otel] [--without-coverage]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--keep-db] [--preload 1000000] [--otel] [--without-coverage]`);
   process.exit(0);
 }
 
@@ -99,7 +98,6 @@ const options = {
   cpuProf: args['cpu-prof'],
   references: !args['no-references'],
   /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
-  withoutEvents: args['without-events'],
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
   /**
@@ -194,21 +192,6 @@ async function createDatabase(name: string): Promise<Target & { drop(): Promise<
   };
 }
 
-/** Issue 8's triggers (change events, load activity): disabled by --without-events to price them. */
-const eventTriggers: [table: string, trigger: string][] = [
-  ['loads', 'loads_events'],
-  ['loads', 'loads_created_events'],
-  ['loads', 'loads_activity'],
-  ['load_legs', 'load_legs_events'],
-  ['load_legs', 'load_legs_created_events'],
-  ['load_legs', 'load_legs_activity'],
-  ['stops', 'stops_events'],
-  ['stops', 'stops_created_events'],
-  ['stops', 'stops_activity'],
-  ['load_updates', 'load_updates_events'],
-  ['load_updates', 'load_updates_activity'],
-];
-
 /** Runs `work` with a client of the target's PostgreSQL database. */
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -227,20 +210,6 @@ async function topUpSync(url: string, total: number, then?: (client: pg.Client, 
     const added = await topUpBoard(client, rows[0]!.id, total);
     await then?.(client, rows[0]!.id);
     return added;
-  });
-}
-
-async function disableEventTriggers(target: Target) {
-  if (!target.env.DATABASE_URL) throw new Error('--without-events needs DATABASE_URL (PostgreSQL)');
-  await withClient(target.env.DATABASE_URL, async (client) => {
-    const present = await client.query<{ table: string; trigger: string }>(
-      `SELECT c.relname AS table, t.tgname AS trigger FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal`,
-    );
-    const wanted = new Set(eventTriggers.map(([table, trigger]) => `${table}.${trigger}`));
-    for (const { table, trigger } of present.rows) {
-      if (wanted.has(`${table}.${trigger}`)) await client.query(`ALTER TABLE "${table}" DISABLE TRIGGER "${trigger}"`);
-    }
-    console.error(`--without-events: disabled ${present.rows.filter((r) => wanted.has(`${r.table}.${r.trigger}`)).length} triggers`);
   });
 }
 
@@ -607,7 +576,6 @@ async function main() {
     else cleanups.push(serviceDb.drop);
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
     const svcKey = await createTenant(serviceDb, 'svc');
-    if (options.withoutEvents) await disableEventTriggers(serviceDb);
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
     if (options.preload) {
       const url = serviceDb.env.DATABASE_URL;
@@ -1067,7 +1035,7 @@ function report(database: string) {
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
     '',
-    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutEvents ? ' **change-event and activity triggers disabled** (--without-events);' : ''}${options.withoutCoverage ? ' **field coverage not counted** (--without-coverage);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
+    `${options.duration} s per scenario after a ${options.warmup} s warm-up;${options.withoutCoverage ? ' **field coverage not counted** (--without-coverage);' : ''} ${options.connections} connections (bulk ${options.bulkConnections}, GraphQL ${options.graphqlConnections}); service LOG_LEVEL=${options.logLevel}.${
       otelReceived
         ? ` **Tracing on, every span sampled** (--otel): the service sent ${fmt(otelReceived.exports)} OTLP exports, ${fmt(otelReceived.bytes / 2 ** 20, 1)} MB, to the in-bench sink; its cost is the difference from a run without --otel.`
         : ''
