@@ -40,14 +40,17 @@ export function coverageCte(p: {
   fields: readonly string[];
   presence: string;
   source: string;
+  /** The statement writes one record: its presence is read as one row (see `UpsertOptions.one`). */
+  one?: boolean;
 }): string {
+  const presence = `jsonb_array_elements(${p.presence}) WITH ORDINALITY AS c(p, n)`;
   const names = p.fields.map((field) => `'${field.replaceAll("'", "''")}'`).join(', ');
   const sums = p.fields.map((_, i) => `coalesce(sum((c.p->>${i})::int), 0)::int`).join(', ');
   return `coverage AS (
     INSERT INTO field_coverage (tenant_id, hour, kind, source, fields, records, present)
     SELECT ${p.tenantId}, date_bin('1 hour', ${p.receivedAt}, TIMESTAMPTZ '2000-01-01 00:00:00+00'), ${p.kind}, ${p.source},
       ARRAY[${names}]::text[], count(*)::int, ARRAY[${sums}]::int[]
-    FROM ${p.settled} s JOIN jsonb_array_elements(${p.presence}) WITH ORDINALITY AS c(p, n) ON c.n = s.ord + 1
+    FROM ${p.settled} s JOIN ${p.one ? `(SELECT * FROM ${presence} LIMIT 1) c` : presence} ON c.n = s.ord + 1
     HAVING count(*) > 0
   )`;
 }

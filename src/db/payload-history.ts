@@ -41,11 +41,14 @@ export function historyCte(p: {
   source: string;
   requestId: string;
   bodies: string;
+  /** The statement writes one record: its body is read as one row (see `UpsertOptions.one`). */
+  one?: boolean;
 }): string {
+  const bodies = `json_array_elements(${p.bodies}) WITH ORDINALITY AS b(body, n)`;
   return `history AS (
     INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, outcome, changed, body)
     SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, s.outcome, s.changed, b.body
-    FROM ${p.settled} s JOIN json_array_elements(${p.bodies}) WITH ORDINALITY AS b(body, n) ON b.n = s.ord + 1
+    FROM ${p.settled} s JOIN ${p.one ? `(SELECT * FROM ${bodies} LIMIT 1) b` : bodies} ON b.n = s.ord + 1
   )`;
 }
 

@@ -183,6 +183,22 @@ function loadOrder(spec: RecordTable): string[] {
   return [`(SELECT h${path.length - 1}.permalink FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.p${first})`];
 }
 
+/** What a statement records besides its rows, and for how many rows it is planned. */
+export interface UpsertOptions {
+  /** Record the payload history of what it settles. */
+  history?: boolean;
+  /** Count the field coverage of these recommended fields. */
+  coverage?: readonly string[];
+  /**
+   * The statement writes exactly one record (a single-record request): PostgreSQL plans its row set as
+   * one row (a `LIMIT 1`), so each join of the statement is a nested loop over one row. Planned for a
+   * set (jsonb_to_recordset counts as 100 rows), each of the statement's joins built a hash table on
+   * every execution, for one row: the dearest part of a single write's execution after its index
+   * inserts (docs/explanation/performance/2026-11-28-write-path.md, "The single write").
+   */
+  one?: boolean;
+}
+
 /**
  * Builds the set-based upsert of one table: any number of rows in one statement (the rows travel as
  * one jsonb array, unpacked by `jsonb_to_recordset`), each row atomic on its own: parent lookups,
@@ -199,8 +215,9 @@ function loadOrder(spec: RecordTable): string[] {
  * (db/payload-history.ts), with whether the write changed the stored record: created, or a stored value
  * (a column, a parent, the phase, `extra`, `deleted_at`) differs from the row before.
  */
-export function buildUpsertStatement(spec: RecordTable, options: { history?: boolean; coverage?: readonly string[] } = {}): UpsertStatement {
+export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions = {}): UpsertStatement {
   const history = options.history === true;
+  const one = options.one === true;
   // Field coverage (db/field-coverage.ts): the recommended fields counted, present or missing, per settled row.
   const coverage = options.coverage?.length ? options.coverage : null;
   const { columns } = spec;
@@ -304,7 +321,7 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
-    FROM (SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(${recordset}) ORDER BY ${orderBy} OFFSET 0) i
+    FROM (SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(${recordset}) ORDER BY ${orderBy} ${one ? 'LIMIT 1' : 'OFFSET 0'}) i
   ),
   written AS (
     INSERT INTO ${q(spec.table)} AS t (${insertColumns.map(q).join(', ')})
@@ -339,6 +356,7 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
     source: `$${fixedParams + 2}::text`,
     requestId: `$${fixedParams + 3}::text`,
     bodies: `$${fixedParams + 1}::json`,
+    one,
   })}`;
   }
 
@@ -354,11 +372,12 @@ export function buildUpsertStatement(spec: RecordTable, options: { history?: boo
     fields: coverage!,
     presence: `$${first}::jsonb`,
     source: `$${first + 1}::text`,
+    one,
   })}`;
   }
 
   return {
-    name: `upsert_${spec.name}${history ? '_history' : ''}${coverage ? '_coverage' : ''}`,
+    name: `upsert_${spec.name}${history ? '_history' : ''}${coverage ? '_coverage' : ''}${one ? '_one' : ''}`,
     text,
     params(input) {
       const rows = input.rows.map((row, ord) => {
@@ -494,9 +513,10 @@ export function buildRephaseStatement(spec: RecordTable) {
  * with `changed` true only for a record deleted now. The cascade's children get no row (no body of
  * theirs was sent).
  */
-export function buildDeleteStatement(spec: RecordTable, options: { history?: boolean } = {}): UpsertStatement {
+export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOptions, 'history' | 'one'> = {}): UpsertStatement {
   if (spec.freshness === 'append_only') throw new Error(`${spec.table}: append-only records are never deleted`);
   const history = options.history === true;
+  const one = options.one === true;
   // The cascade, level by level: each table's live rows under a row deleted now (locked first, in id
   // order, as a writer of such a row locks its parent before it), deleted with the parent's times.
   const levels: { name: string; table: CascadeTable | null; ctes: string[] }[] = [{ name: 'written', table: null, ctes: [] }];
@@ -555,7 +575,7 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
     ...(touched.length ? [activityCte(touched.join(' UNION ALL '))] : []),
   ];
   const text = `WITH rows AS (
-    SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)
+    SELECT i.* FROM jsonb_to_recordset($3::jsonb) AS i(ord int, permalink text)${one ? ' LIMIT 1' : ''}
   ),
   locked AS (
     SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
@@ -593,11 +613,12 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
     source: '$6::text',
     requestId: '$7::text',
     bodies: '$5::json',
+    one,
   })}`;
   }
 
   return {
-    name: `delete_${spec.name}${history ? '_history' : ''}`,
+    name: `delete_${spec.name}${history ? '_history' : ''}${one ? '_one' : ''}`,
     text,
     ...(spec.cascade.length
       ? {

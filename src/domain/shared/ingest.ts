@@ -140,23 +140,28 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   const deletes = action === 'delete';
   const build = deletes ? buildDeleteStatement : buildUpsertStatement;
   const table = recordTableOf(spec);
-  const statement = build(table);
   /**
-   * The same statement recording the payload history of what it settles (db/payload-history.ts's
-   * `historyCte`): an upsert's written, skipped and duplicate rows, a delete's every answer.
-   */
-  const recording = build(table, { history: true });
-  /**
-   * The recommended fields an upsert counts (api-contract.md F): the statements that also insert the
-   * batch's field-coverage row from what they settled (db/field-coverage.ts's `coverageCte`). Deletes carry no fields.
+   * The recommended fields an upsert counts (api-contract.md F): its statements also insert the batch's
+   * field-coverage row from what they settled (db/field-coverage.ts's `coverageCte`). Deletes carry no fields.
    */
   const counted = deletes ? [] : recommendedFields(spec).map((f) => f.field);
-  const counting = counted.length
-    ? {
-        plain: buildUpsertStatement(table, { coverage: counted }),
-        recording: buildUpsertStatement(table, { history: true, coverage: counted }),
-      }
-    : null;
+  /**
+   * The statements of a group, planned for one record or for a set (`UpsertOptions.one`): the plain
+   * one; the same recording the payload history of what it settles (db/payload-history.ts's
+   * `historyCte`: an upsert's written, skipped and duplicate rows, a delete's every answer); and, for
+   * an upsert of a kind with recommended fields, both counting its field coverage.
+   */
+  const statementsFor = (one: boolean) => ({
+    statement: build(table, { one }),
+    recording: build(table, { history: true, one }),
+    counting: counted.length
+      ? {
+          plain: buildUpsertStatement(table, { coverage: counted, one }),
+          recording: buildUpsertStatement(table, { history: true, coverage: counted, one }),
+        }
+      : null,
+  });
+  const statements = { one: statementsFor(true), set: statementsFor(false) };
   // A delete names its record only: no column, no parent.
   const columnEntries = deletes ? [] : Object.entries(spec.columns);
   const parents = deletes ? [] : spec.parents;
@@ -246,6 +251,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
     const history = w.scope.dryRun ? null : w.scope.history;
     // Coverage too: what a dry run counted would roll back anyway.
+    const { statement, recording, counting } = group.length === 1 ? statements.one : statements.set;
     const counts = counting && w.scope.fieldCoverage && !w.scope.dryRun ? counting : null;
     const chosen = counts ? (history ? counts.recording : counts.plain) : history ? recording : statement;
     const input = {

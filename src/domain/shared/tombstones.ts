@@ -9,14 +9,15 @@
  */
 import type { Database } from '../../db/database.js';
 
-const purgedLoads = `SELECT id FROM loads WHERE deleted_at < $1::timestamptz`;
-const purgedLegs = `SELECT id FROM load_legs WHERE deleted_at < $1::timestamptz OR load_id IN (${purgedLoads})`;
+// Each row matched with its tenant, by the children's keys `(tenant_id, <parent>_id)`.
+const purgedLoads = `SELECT tenant_id, id FROM loads WHERE deleted_at < $1::timestamptz`;
+const purgedLegs = `SELECT tenant_id, id FROM load_legs WHERE deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads})`;
 
 /** The statements in order: children before their parents (the foreign keys restrict). */
 const statements = [
-  `DELETE FROM stops WHERE deleted_at < $1::timestamptz OR leg_id IN (${purgedLegs})`,
-  `DELETE FROM load_updates WHERE load_id IN (${purgedLoads})`,
-  `DELETE FROM load_legs WHERE deleted_at < $1::timestamptz OR load_id IN (${purgedLoads})`,
+  `DELETE FROM stops WHERE deleted_at < $1::timestamptz OR (tenant_id, leg_id) IN (${purgedLegs})`,
+  `DELETE FROM load_updates WHERE (tenant_id, load_id) IN (${purgedLoads})`,
+  `DELETE FROM load_legs WHERE deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads})`,
   `DELETE FROM loads WHERE deleted_at < $1::timestamptz`,
   `DELETE FROM carriers WHERE deleted_at < $1::timestamptz`,
 ];

@@ -146,3 +146,33 @@ describe('no procedural work per record', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe('a single-record write is planned for one row', () => {
+  // Planned for a set (jsonb_to_recordset counts as 100 rows), each join of the statement built a hash
+  // table on every execution for its one row (db/record-statements.ts, `UpsertOptions.one`).
+  test.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('%s: its statement of one record joins without a hash table', async (kind, spec) => {
+    const table = recordTableOf(spec);
+    const parents = await database.db.rehearse((sql) => writeEveryKind(sql, '-plan'));
+    const statement = buildUpsertStatement(table, { history: true, coverage: ['x'], one: true });
+    const input: UpsertInput = {
+      tenantId,
+      now: new Date(),
+      syncRunTime: null,
+      present: table.columns.map((c) => c.column),
+      rows: [
+        {
+          permalink: `${kind}-plan`,
+          values: table.columns.map((c, i) => valueOf(c, i + 1)),
+          parents: table.parents.map((p) => parents[p.table] ?? null),
+          extra: {},
+        },
+      ],
+      history: { bodies: [{}], source: 'pull', requestId: null },
+      coverage: { presence: [[1]], source: 'pull' },
+    };
+    const plan = await database.db.rehearse((sql) => sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.params(input)));
+    const lines = plan.map((row) => row['QUERY PLAN']);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.filter((line) => /Hash/.test(line))).toEqual([]);
+  });
+});
