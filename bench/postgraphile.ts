@@ -73,14 +73,14 @@ export function postgraphileBoard(tenantId: string, totalCount: boolean): string
     pageInfo { hasNextPage endCursor }
     edges { node {
       permalink tmsId status phase customerName bolNumber poNumber tmsUrl changedAt
-      legs: loadLegsByLoadIdList(${live}, orderBy: [SEQUENCE_ASC, CREATED_AT_ASC]) {
+      legs: loadLegsByTenantIdAndLoadIdList(${live}, orderBy: [SEQUENCE_ASC, CREATED_AT_ASC]) {
         permalink sequence driverName driverPhone truckNumber trailerNumber
-        carrier: carrierByCarrierId { permalink name mcNumber scac }
-        stops: stopsByLegIdList(${live}, orderBy: [SEQUENCE_ASC, CREATED_AT_ASC]) {
+        carrier: carrierByTenantIdAndCarrierId { permalink name mcNumber scac }
+        stops: stopsByTenantIdAndLegIdList(${live}, orderBy: [SEQUENCE_ASC, CREATED_AT_ASC]) {
           permalink sequence type locationName city state appointmentStart appointmentEnd arrivedAt departedAt
         }
       }
-      updates: loadUpdatesByLoadIdList(first: 1, orderBy: [OCCURRED_AT_NULLS_LAST_DESC, CREATED_AT_DESC, ID_DESC]) {
+      updates: loadUpdatesByTenantIdAndLoadIdList(first: 1, orderBy: [OCCURRED_AT_NULLS_LAST_DESC, CREATED_AT_DESC, ID_DESC]) {
         type occurredAt status phase latitude longitude city state message
       }
     } }
