@@ -121,6 +121,16 @@ describe('no procedural work per record', () => {
     expect(triggers).toEqual([]);
   });
 
+  test('no foreign key checks the tenant of each row a write records (a trigger per row, a lock on the tenant)', async () => {
+    const tables = [...recordSpecs.map((spec) => spec.table), 'load_activity', 'load_events', 'phase_changes', 'payload_history', 'field_coverage'];
+    const toTenants = await database.db.sql.query<{ table: string; name: string }>(
+      `SELECT conrelid::regclass::text AS "table", conname AS name FROM pg_constraint
+       WHERE contype = 'f' AND confrelid = 'tenants'::regclass AND conrelid::regclass::text = ANY($1::text[]) ORDER BY 1`,
+      [tables],
+    );
+    expect(toTenants).toEqual([]);
+  });
+
   test('bulk writes of every kind, their events, history, activity and a cascading delete call no function', async () => {
     const calls = await database.db.rehearse(async (sql) => {
       await sql.query(`SET LOCAL track_functions = 'all'`, []);
