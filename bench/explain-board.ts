@@ -39,6 +39,8 @@ const all: [string, LoadFilter, LoadOrder | undefined][] = [
   ['ACTIVITY_DESC', {}, 'ACTIVITY_DESC'],
   ['activitySince 1 day', { activitySince: new Date(Date.now() - 86400000) }, 'ACTIVITY_DESC'],
   ['dashboard (activitySince 6 hours, city)', { activitySince: new Date(Date.now() - 6 * 3600000), city: 'chicago' }, 'ACTIVITY_DESC'],
+  // On `big` (all of its activity older than a day) the 6 hours find nothing: 3 days are its 2,880 newest loads.
+  ['dashboard (activitySince 3 days, city)', { activitySince: new Date(Date.now() - 3 * 86400000), city: 'chicago' }, 'ACTIVITY_DESC'],
   ['carrier', { carrier: 'BC7' }, undefined],
   ['city (a tenth of the stops)', { city: 'chicago' }, undefined],
   ['city (none)', { city: 'nowhere' }, undefined],
