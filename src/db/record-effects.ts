@@ -29,10 +29,10 @@ function jsonObject(pairs: readonly (readonly [string, string])[]): string {
 }
 
 /**
- * The joins from the row at `alias` up to its load (each matching the tenant), and the SQL of the
- * load's id and permalink; null when the row hangs under no load.
+ * The joins from the row at `alias` up to its load (each matching the tenant), the alias of the load's
+ * row and the SQL of its id and permalink; null when the row hangs under no load.
  */
-export function loadJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; id: string; permalink: string } | null {
+export function loadJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; row: string; id: string; permalink: string } | null {
   if (!path) return null;
   let previous = alias;
   let joins = '';
@@ -41,7 +41,17 @@ export function loadJoin(path: readonly LoadHop[] | null, alias: string): { join
     joins += ` LEFT JOIN ${q(hop.table)} ${next} ON ${next}.tenant_id = ${previous}.tenant_id AND ${next}.id = ${previous}.${q(hop.column)}`;
     previous = next;
   });
-  return { joins, id: `${previous}.id`, permalink: `${previous}.permalink` };
+  return { joins, row: previous, id: `${previous}.id`, permalink: `${previous}.permalink` };
+}
+
+/**
+ * The joins from the row at `alias` up to the one naming its load (each matching the tenant), and the SQL
+ * of the load's id as that row names it (no read of the load itself); null when the row hangs under no load.
+ */
+export function loadIdJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; id: string } | null {
+  if (!path?.length) return null;
+  const upper = loadJoin(path.slice(0, -1), alias)!;
+  return { joins: upper.joins, id: `${upper.row}.${q(path.at(-1)!.column)}` };
 }
 
 /** The SQL of one snapshot field of the row at `alias` (a parent's permalink through `parentAlias`). */
@@ -217,7 +227,7 @@ function upsertSetDeltas(spec: RecordTable, effects: string): SetDeltas[] {
   if (!spec.loadSet && !spec.carried.length) return [];
   if (spec.freshness === 'append_only') throw new Error(`${spec.table}: an append-only table keeps no load-level set`);
   // The row before the write, with its load (through the parents it named then).
-  const before = loadJoin(spec.loadPath, 'b');
+  const before = loadIdJoin(spec.loadPath, 'b');
   if (!before) throw new Error(`${spec.table}: a load-level set needs a way to the load`);
   const withBefore = `${effects} e CROSS JOIN LATERAL (SELECT (e.before).*) b${before.joins} WHERE (e.before).id IS NOT NULL`;
   const deltas: SetDeltas[] = [];

@@ -10,7 +10,7 @@
  */
 import { coverageCte, type CoverageInput } from './field-coverage.js';
 import { historyCte } from './payload-history.js';
-import { activityCte, changeEffects, eventTime, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
+import { activityCte, changeEffects, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
 
 /** SQL type of a column, used for parameter casts. */
 export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
@@ -571,7 +571,7 @@ export function buildDeleteStatement(spec: RecordTable, options: { history?: boo
   // Each live row deleted now leaves its load's set (a stop its load's cities), the cascade's too.
   const setDeltas = levels.flatMap((level): SetDeltas[] => {
     const set = level.table ? level.table.loadSet : spec.loadSet;
-    const load = loadJoin(pathOf(level), 'd');
+    const load = loadIdJoin(pathOf(level), 'd');
     if (!set) return [];
     if (!load) throw new Error(`${level.table?.table ?? spec.table}: a load-level set needs a way to the load`);
     return [
