@@ -8,10 +8,12 @@
 import { parse } from 'graphql';
 import pg from 'pg';
 import { loadBoard } from './board-queries.js';
+import { sessionOptions } from '../src/db/database.js';
 import { compileRead } from '../src/graphql/compiled-read.js';
 import { schema } from '../src/graphql/schema.js';
 import type { LoadFilter, LoadOrder } from '../src/domain/load/queries.js';
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+// The service's session settings (no parallel query), so the plans are the service's.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, options: sessionOptions });
 const flag = (name: string) => process.argv.indexOf(name);
 // `--tenant <slug>`: another tenant than board-seed.ts's `big` (the bench's `sync`, with --keep-db).
 const slug = (flag('--tenant') > 0 ? process.argv[flag('--tenant') + 1] : undefined) ?? 'big';
