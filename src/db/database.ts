@@ -286,8 +286,8 @@ export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.Pool
  * Session settings of every connection the service opens to PostgreSQL (the startup packet's `options`):
  * no parallel query. The service runs many small statements at once; a parallel plan's workers start per
  * execution and take the cores other requests wait for: on the 100,000-load seed, the search's plan ran its
- * three trigram index scans in two workers in 70–146 ms, serially in 2.5–3.9 ms (docs/explanation/performance/
- * 2026-11-28-read-path.md). Counts are bounded (decision 0022), so no answer needs a parallel scan.
+ * three trigram index scans in two workers in 105–185 ms, serially in 2.5–3.9 ms (decision 0037). Counts are
+ * bounded (decision 0022), so no answer needs a parallel scan.
  */
 export const sessionOptions = '-c max_parallel_workers_per_gather=0';
 
