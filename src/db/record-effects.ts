@@ -256,8 +256,9 @@ function upsertSetDeltas(spec: RecordTable, effects: string): SetDeltas[] {
 /**
  * The CTEs applying deltas to load-level sets, one per set table: the deltas summed per (tenant, key,
  * load), those that cancel out dropped, each applied as an atomic increment of the stored count
- * (`ON CONFLICT … DO UPDATE`: two writers of one load and key add up; the rows each reads were locked
- * before the write, so each delta is exact), in (tenant, key, load) order: every writer takes a set's
+ * (`ON CONFLICT … DO UPDATE`: two writers of one load and key add up; the row each delta comes from was
+ * locked before the write, so its delta is exact, but for a stop written while a leg write moves its leg
+ * to another load: decision 0036, "known gap"), in (tenant, key, load) order: every writer takes a set's
  * rows in one order, so writers cannot deadlock on them. A count that falls to 0 stays as a row.
  */
 export function loadSetCtes(deltas: readonly SetDeltas[]): string[] {
