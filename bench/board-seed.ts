@@ -61,6 +61,14 @@ export async function topUpBoard(client: pg.Client, tenantId: string, total: num
        WHERE g.tenant_id = $1 AND g.permalink LIKE 'BGBL%'`,
       [tenantId, cities],
     );
+    // The loads' sets of stop cities (the write statements keep them; this fill writes around them).
+    await client.query(
+      `INSERT INTO load_cities (tenant_id, city_key, load_id, stops)
+       SELECT s.tenant_id, s.city_key, g.load_id, count(*)::int FROM stops s JOIN load_legs g ON g.tenant_id = s.tenant_id AND g.id = s.leg_id
+       WHERE s.tenant_id = $1 AND s.permalink LIKE 'BSBGBL%' AND s.city_key IS NOT NULL GROUP BY 1, 2, 3
+       ON CONFLICT (tenant_id, city_key, load_id) DO UPDATE SET stops = EXCLUDED.stops`,
+      [tenantId],
+    );
     await client.query(
       `INSERT INTO load_updates (tenant_id, permalink, load_id, type, occurred_at, status, message, latitude, longitude, city,
                                  state, country, source, created_at)

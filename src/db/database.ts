@@ -282,8 +282,17 @@ export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.Pool
   }
 }
 
+/**
+ * Session settings of every connection the service opens to PostgreSQL (the startup packet's `options`):
+ * no parallel query. The service runs many small statements at once; a parallel plan's workers start per
+ * execution and take the cores other requests wait for: on the 100,000-load seed, the search's plan ran its
+ * three trigram index scans in two workers in 105–185 ms, serially in 2.5–3.9 ms (decision 0037). Counts are
+ * bounded (decision 0022), so no answer needs a parallel scan.
+ */
+export const sessionOptions = '-c max_parallel_workers_per_gather=0';
+
 async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({ connectionString: url, max, options: sessionOptions });
   const listeners = listenerSet();
   // An idle client that loses its connection emits 'error'; without a listener the process would exit.
   pool.on('error', onPoolError);

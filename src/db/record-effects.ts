@@ -6,7 +6,7 @@
  * a table's description (`RecordTable`, derived from the kind's declaration), so no kind's fields are
  * listed by hand. Every join matches `tenant_id` as well as the key: a statement stays in one tenant.
  */
-import type { LoadHop, RecordTable, SnapshotField, TableEvents } from './record-statements.js';
+import type { LoadHop, LoadSet, RecordTable, SnapshotField, TableEvents } from './record-statements.js';
 
 const q = (identifier: string) => `"${identifier}"`;
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
@@ -29,10 +29,10 @@ function jsonObject(pairs: readonly (readonly [string, string])[]): string {
 }
 
 /**
- * The joins from the row at `alias` up to its load (each matching the tenant), and the SQL of the
- * load's id and permalink; null when the row hangs under no load.
+ * The joins from the row at `alias` up to its load (each matching the tenant), the alias of the load's
+ * row and the SQL of its id and permalink; null when the row hangs under no load.
  */
-export function loadJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; id: string; permalink: string } | null {
+export function loadJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; row: string; id: string; permalink: string } | null {
   if (!path) return null;
   let previous = alias;
   let joins = '';
@@ -41,7 +41,17 @@ export function loadJoin(path: readonly LoadHop[] | null, alias: string): { join
     joins += ` LEFT JOIN ${q(hop.table)} ${next} ON ${next}.tenant_id = ${previous}.tenant_id AND ${next}.id = ${previous}.${q(hop.column)}`;
     previous = next;
   });
-  return { joins, id: `${previous}.id`, permalink: `${previous}.permalink` };
+  return { joins, row: previous, id: `${previous}.id`, permalink: `${previous}.permalink` };
+}
+
+/**
+ * The joins from the row at `alias` up to the one naming its load (each matching the tenant), and the SQL
+ * of the load's id as that row names it (no read of the load itself); null when the row hangs under no load.
+ */
+export function loadIdJoin(path: readonly LoadHop[] | null, alias: string): { joins: string; id: string } | null {
+  if (!path?.length) return null;
+  const upper = loadJoin(path.slice(0, -1), alias)!;
+  return { joins: upper.joins, id: `${upper.row}.${q(path.at(-1)!.column)}` };
 }
 
 /** The SQL of one snapshot field of the row at `alias` (a parent's permalink through `parentAlias`). */
@@ -174,6 +184,7 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
     FROM effects e WHERE e.inserted OR e.phase IS DISTINCT FROM (e.before).phase ORDER BY e.n
   )`);
   }
+  ctes.push(...loadSetCtes(upsertSetDeltas(spec, 'effects')));
   if (load) {
     ctes.push(
       activityCte(
@@ -195,4 +206,72 @@ export function activityCte(touched: string): string {
     SELECT t.tenant_id, t.load_id, max(t.at) FROM (${touched}) t WHERE t.load_id IS NOT NULL GROUP BY t.tenant_id, t.load_id ORDER BY t.tenant_id, t.load_id
     ON CONFLICT (tenant_id, load_id) DO UPDATE SET last_activity_at = EXCLUDED.last_activity_at WHERE a.last_activity_at < EXCLUDED.last_activity_at
   )`;
+}
+
+/** One relation of deltas to a load-level set: rows of `tenant_id`, `load_id`, `key` and `delta`. */
+export interface SetDeltas {
+  set: LoadSet;
+  sql: string;
+}
+
+/**
+ * The deltas a write of stored rows makes to the load-level sets (docs/decisions/0036-load-city-set.md),
+ * from `effects` (every column of each written row, `load_id_` its load after the write, `before` the
+ * row as it was, locked before the write, or null when created now):
+ * - a table with its own set (a stop): −1 for the row's key and load before, if it was live; +1 for its
+ *   key and load after, if it is live (a new city, another leg, a revival, or nothing: they cancel);
+ * - a table carrying a set (a leg whose stops are counted): when a written row's load changed, each live
+ *   row under it counts −1 for the load before and +1 for the load after.
+ */
+function upsertSetDeltas(spec: RecordTable, effects: string): SetDeltas[] {
+  if (!spec.loadSet && !spec.carried.length) return [];
+  if (spec.freshness === 'append_only') throw new Error(`${spec.table}: an append-only table keeps no load-level set`);
+  // The row before the write, with its load (through the parents it named then).
+  const before = loadIdJoin(spec.loadPath, 'b');
+  if (!before) throw new Error(`${spec.table}: a load-level set needs a way to the load`);
+  const withBefore = `${effects} e CROSS JOIN LATERAL (SELECT (e.before).*) b${before.joins} WHERE (e.before).id IS NOT NULL`;
+  const deltas: SetDeltas[] = [];
+  if (spec.loadSet) {
+    const key = q(spec.loadSet.key);
+    deltas.push({
+      set: spec.loadSet,
+      sql:
+        `SELECT e.tenant_id, e.load_id_ AS load_id, e.${key}::text AS key, 1 AS delta FROM ${effects} e WHERE e.deleted_at IS NULL` +
+        ` UNION ALL SELECT b.tenant_id, ${before.id}, b.${key}::text, -1 FROM ${withBefore} AND b.deleted_at IS NULL`,
+    });
+  }
+  for (const carried of spec.carried) {
+    const moved = `SELECT e.tenant_id, e.id, e.load_id_ AS load_after, ${before.id} AS load_before FROM ${withBefore} AND ${before.id} IS DISTINCT FROM e.load_id_`;
+    deltas.push({
+      set: carried.set,
+      sql:
+        `SELECT m.tenant_id, v.load_id, c.${q(carried.set.key)}::text AS key, v.delta FROM (${moved}) m` +
+        ` CROSS JOIN LATERAL (VALUES (m.load_after, 1), (m.load_before, -1)) v(load_id, delta)` +
+        ` JOIN ${q(carried.table)} c ON c.tenant_id = m.tenant_id AND c.${q(carried.column)} = m.id AND c.deleted_at IS NULL`,
+    });
+  }
+  return deltas;
+}
+
+/**
+ * The CTEs applying deltas to load-level sets, one per set table: the deltas summed per (tenant, key,
+ * load), those that cancel out dropped, each applied as an atomic increment of the stored count
+ * (`ON CONFLICT … DO UPDATE`: two writers of one load and key add up; the row each delta comes from was
+ * locked before the write, so its delta is exact, but for a stop written while a leg write moves its leg
+ * to another load: decision 0036, "known gap"), in (tenant, key, load) order: every writer takes a set's
+ * rows in one order, so writers cannot deadlock on them. A count that falls to 0 stays as a row.
+ */
+export function loadSetCtes(deltas: readonly SetDeltas[]): string[] {
+  const tables = [...new Set(deltas.map((d) => d.set.table))];
+  return tables.map((table) => {
+    const { set } = deltas.find((d) => d.set.table === table)!;
+    const all = deltas.filter((d) => d.set.table === table).map((d) => d.sql);
+    return `set_${table} AS (
+    INSERT INTO ${q(table)} AS s (tenant_id, ${q(set.key)}, load_id, ${q(set.count)})
+    SELECT d.tenant_id, d.key, d.load_id, sum(d.delta)::int FROM (${all.join(' UNION ALL ')}) d
+    WHERE d.key IS NOT NULL AND d.load_id IS NOT NULL
+    GROUP BY d.tenant_id, d.key, d.load_id HAVING sum(d.delta) <> 0 ORDER BY d.tenant_id, d.key, d.load_id
+    ON CONFLICT (tenant_id, ${q(set.key)}, load_id) DO UPDATE SET ${q(set.count)} = s.${q(set.count)} + EXCLUDED.${q(set.count)}
+  )`;
+  });
 }

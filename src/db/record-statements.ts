@@ -10,7 +10,7 @@
  */
 import { coverageCte, type CoverageInput } from './field-coverage.js';
 import { historyCte } from './payload-history.js';
-import { activityCte, changeEffects, eventTime, loadJoin } from './record-effects.js';
+import { activityCte, changeEffects, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
 
 /** SQL type of a column, used for parameter casts. */
 export type ColumnType = 'text' | 'int' | 'float8' | 'timestamptz' | 'jsonb' | `"${string}"`;
@@ -54,6 +54,30 @@ export interface RecordTable {
   loadPath: readonly LoadHop[] | null;
   /** The tables a delete of a row cascades to (their rows under it), each with its own. */
   cascade: readonly CascadeTable[];
+  /** The load-level set that counts the table's live rows (db/record-effects.ts), or null. */
+  loadSet: LoadSet | null;
+  /** The sets of the rows under a row of this table: a row that moves to another load moves them too. */
+  carried: readonly CarriedSet[];
+}
+
+/**
+ * A load-level set of a table's live rows (docs/decisions/0036-load-city-set.md): per load and key,
+ * how many live rows of the load have that key. The set's table has the columns `tenant_id`, `key`,
+ * `load_id` and `count`, its primary key `(tenant_id, key, load_id)`; the write statements keep it.
+ */
+export interface LoadSet {
+  table: string;
+  /** The row's column whose value keys the set, and the set's column of the same name. */
+  key: string;
+  /** The set's column counting the live rows. */
+  count: string;
+}
+
+/** The set of a child table's rows that hang under a row of this one by `column`. */
+export interface CarriedSet {
+  table: string;
+  column: string;
+  set: LoadSet;
 }
 
 /** One field of an event snapshot: a column, or a parent (its permalink, by its foreign key `column`). */
@@ -80,6 +104,8 @@ export interface CascadeTable {
   deleted: string | null;
   loadPath: readonly LoadHop[] | null;
   cascade: readonly CascadeTable[];
+  /** The load-level set that counts the table's live rows, or null. */
+  loadSet: LoadSet | null;
 }
 
 /** The change events of a table's writes (event types; null: none) and the fields of its snapshots. */
@@ -562,6 +588,19 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
     const load = loadJoin(pathOf(level), 'd');
     return load ? [`SELECT d.tenant_id, ${load.id} AS load_id, d.changed_at AS at FROM ${level.name} d${load.joins}`] : [];
   });
+  // Each live row deleted now leaves its load's set (a stop its load's cities), the cascade's too.
+  const setDeltas = levels.flatMap((level): SetDeltas[] => {
+    const set = level.table ? level.table.loadSet : spec.loadSet;
+    const load = loadIdJoin(pathOf(level), 'd');
+    if (!set) return [];
+    if (!load) throw new Error(`${level.table?.table ?? spec.table}: a load-level set needs a way to the load`);
+    return [
+      {
+        set,
+        sql: `SELECT d.tenant_id, ${load.id} AS load_id, d.${q(set.key)}::text AS key, -1 AS delta FROM ${level.name} d${load.joins} WHERE d.deleted_now`,
+      },
+    ];
+  });
   const effects = [
     ...levels.flatMap((level) => level.ctes),
     ...(deleted.length
@@ -572,6 +611,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   )`,
         ]
       : []),
+    ...loadSetCtes(setDeltas),
     ...(touched.length ? [activityCte(touched.join(' UNION ALL '))] : []),
   ];
   const text = `WITH rows AS (

@@ -228,9 +228,8 @@ compiledType('Location', columnFields('LoadUpdate', ['latitude', 'longitude', 'o
 /**
  * The load filter as SQL conditions on the load at a row alias (with `loadActivity.join` applied),
  * with the meaning of `loadFilterWhere` (queries.ts), which the resolvers give Prisma: each relation
- * part is a semi-join (`l.id IN (…)`) that an index of the related table drives (stops by
- * `(tenant_id, city_key)`, legs by `carrier_id`, the trigram indexes for `search`), never a probe of
- * each candidate load's legs and stops.
+ * part is served by an index (the load-level city set `load_cities` for `city`, legs by `carrier_id`,
+ * the trigram indexes for `search`), never a probe of each candidate load's legs and stops.
  */
 function loadFilterSql(filter: LoadFilter | null | undefined, scope: Scope): (row: string) => string {
   const T = scope.tenantParam;
@@ -265,14 +264,11 @@ function loadFilterSql(filter: LoadFilter | null | undefined, scope: Scope): (ro
   }
   const city = filter?.city?.trim();
   if (city) {
-    // Any live stop of a live leg in the city: the legs of the load by `load_id`, their stops by the stops'
-    // `(tenant_id, city_key, leg_id)` index; PostgreSQL picks the side to start from by the city's frequency.
+    // Any live stop in the city, read from the load-level set of stop cities that the writes keep
+    // (`load_cities`, docs/decisions/0036-load-city-set.md): one probe of its key per candidate load, or
+    // the city's range of it; PostgreSQL picks the side to start from by the city's frequency.
     const p = scope.param(city.toLowerCase());
-    parts.push(
-      (l) =>
-        `EXISTS (SELECT FROM load_legs g WHERE g.tenant_id = ${T} AND g.load_id = ${l}.id AND g.deleted_at IS NULL AND EXISTS` +
-        ` (SELECT FROM stops s WHERE s.tenant_id = ${T} AND s.city_key = ${p} AND s.leg_id = g.id AND s.deleted_at IS NULL))`,
-    );
+    parts.push((l) => `EXISTS (SELECT FROM load_cities c WHERE c.tenant_id = ${T} AND c.city_key = ${p} AND c.load_id = ${l}.id AND c.stops > 0)`);
   }
   const term = filter?.search?.trim();
   if (term) {

@@ -5,7 +5,17 @@
  * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-import type { CascadeTable, ColumnSpec, Freshness, LoadHop, ParentColumn, RecordTable, SnapshotField } from '../../db/record-statements.js';
+import type {
+  CarriedSet,
+  CascadeTable,
+  ColumnSpec,
+  Freshness,
+  LoadHop,
+  LoadSet,
+  ParentColumn,
+  RecordTable,
+  SnapshotField,
+} from '../../db/record-statements.js';
 import { camelCase, feedsOf, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
@@ -105,6 +115,13 @@ export interface RecordSpec<Kind extends string = string> {
    * `loadPermalink`). A write moves the activity of the loads it touches (`load_activity`).
    */
   load: string | null;
+  /**
+   * The load-level set counting the kind's live records by a column (stops by `city_key`, the board's
+   * city filter; docs/decisions/0036-load-city-set.md): every write of the kind, of its parent on the
+   * way to the load (a leg that moves to another load) and every delete's cascade keep it, in their
+   * own statements.
+   */
+  loadSet?: LoadSet;
   rest: RestNames;
   graphql: GraphqlNames;
 }
@@ -227,7 +244,14 @@ export function tableOf(spec: RecordSpec, kinds: readonly RecordSpec[]): RecordT
         deleted: kind.events.deleted ?? null,
         loadPath: loadPath(kind),
         cascade: cascadeOf(kind.table),
+        loadSet: kind.loadSet ?? null,
       }));
+  // The sets of the kinds whose way to their load leads through this kind (a stop's leg).
+  const carried: CarriedSet[] = kinds.flatMap((k) => {
+    if (!k.loadSet || typeof k.load !== 'string' || k.load === 'self') return [];
+    const parent = k.parents.find((p) => p.field === k.load);
+    return parent?.table === spec.table ? [{ table: k.table, column: parent.column, set: k.loadSet }] : [];
+  });
   return {
     name: spec.kind,
     table: spec.table,
@@ -246,6 +270,8 @@ export function tableOf(spec: RecordSpec, kinds: readonly RecordSpec[]): RecordT
     },
     loadPath: loadPath(spec),
     cascade: spec.freshness === 'append_only' ? [] : cascadeOf(spec.table),
+    loadSet: spec.loadSet ?? null,
+    carried,
   };
 }
 

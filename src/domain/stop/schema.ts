@@ -93,6 +93,8 @@ export const stopRecord = defineRecord({
     omit: ['company_permalink'],
   },
   load: 'native_system_load_leg_permalink',
+  // The board's city filter reads the loads of a city from it (docs/decisions/0036-load-city-set.md).
+  loadSet: { table: 'load_cities', key: 'city_key', count: 'stops' },
   body: StopUpsert,
   permalinkField: 'native_system_stop_permalink',
   freshness: 'sync_run_time',

@@ -15,7 +15,7 @@ import { withEmptyDatabase } from '../../helpers/empty-database.js';
 
 /** The tables distributed by tenant_id, by what they hold. The record tables come from the kinds' declarations. */
 const distributed: Record<string, readonly string[]> = {
-  record: [...recordSpecs.map((spec) => spec.table), 'load_activity'],
+  record: [...recordSpecs.map((spec) => spec.table), 'load_activity', 'load_cities'],
   event: ['load_events', 'load_event_cursors', 'phase_changes'],
   history: ['payload_history'],
   'ingest health': ['ingest_counts', 'ingest_sources', 'ingest_rejections', 'ingest_health_states', 'field_coverage'],

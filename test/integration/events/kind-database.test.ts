@@ -113,7 +113,7 @@ describe.each(withSnapshots.map((spec) => [spec.kind, spec] as const))('record k
 
 describe('no procedural work per record', () => {
   test('no trigger acts on a record table or on what a write records', async () => {
-    const tables = [...recordSpecs.map((spec) => spec.table), 'load_activity', 'load_events', 'phase_changes', 'payload_history'];
+    const tables = [...recordSpecs.map((spec) => spec.table), 'load_activity', 'load_cities', 'load_events', 'phase_changes', 'payload_history'];
     const triggers = await database.db.sql.query<{ table: string; name: string }>(
       `SELECT c.relname AS "table", t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal AND c.relname = ANY($1::text[])`,
       [tables],

@@ -110,10 +110,10 @@ describe('load activity', { timeout: 120_000 }, () => {
     expect(data.both.totalCount).toBe(0);
   });
 
-  test('city compares a lower-cased column kept on every write path, which its index serves', async ({ testApp, api, tenant }) => {
+  test("city compares the stops' lower-cased city through the load city set, whose key serves it", async ({ testApp, api, tenant }) => {
     const { load, stop } = await seedLoadTree(api, tenant);
-    // A write around the service: the trigger keeps city_key.
-    await testApp.database.db.sql.query('UPDATE stops SET city = $1 WHERE permalink = $2', ['Grand Rapids', stop.native_system_stop_permalink]);
+    // The stop's new city, through the write statement that keeps the set (decision 0036).
+    expect((await api.post(routes.stop, { ...stop, city: 'Grand Rapids' })).status).toBe(200);
     const byCity = (city: string) =>
       gqlData(
         api,
@@ -133,6 +133,6 @@ describe('load activity', { timeout: 120_000 }, () => {
       await tx.$executeRawUnsafe('SET LOCAL enable_seqscan = off');
       return tx.$queryRawUnsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${captured.text}`, ...captured.params);
     });
-    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('stops_tenant_id_city_key_leg_id_idx');
+    expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toContain('load_cities_pkey');
   });
 });
