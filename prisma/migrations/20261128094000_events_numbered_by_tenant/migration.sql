@@ -5,14 +5,15 @@
 -- index served well once the primary key led with tenant_id (the plain index on id, or a hash join over a
 -- sequential scan of the whole outbox, on every write), and its numbering CTE, inlined into the join, was
 -- computed again for each event updated (a pass of 500 events read 250,000 rows). On a fresh database the
--- pass cost more database CPU than the write itself. Now the pass reads the tenant's unnumbered events once
+-- pass cost more database CPU than the write itself. Now the pass reads the tenant's unnumbered events' ids once
 -- through `load_events_tenant_id_seq_key` (`seq IS NULL` is an index condition there) and updates each through
--- the primary key.
+-- the primary key, its number its place in that list.
 
 CREATE OR REPLACE FUNCTION load_events_sequence(p_tenant uuid) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
   last_seq bigint;
   numbered integer;
+  todo bigint[];
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM "load_events" WHERE "tenant_id" = p_tenant AND "seq" IS NULL) THEN
     RETURN 0;
@@ -21,17 +22,17 @@ BEGIN
   -- Waits for a concurrent pass to commit; the statements below then see what it numbered.
   SELECT "seq" INTO last_seq FROM "load_event_cursors" WHERE "tenant_id" = p_tenant FOR UPDATE;
 
-  -- The unnumbered events, read once through `(tenant_id, seq)` (a null seq) and numbered; MATERIALIZED, since
-  -- inlined into the update's join the numbering's window was computed again for each event updated. Each is
-  -- then updated through the primary key `(tenant_id, id)`: the update names no other condition, so its only
-  -- plan for a few rows is a lookup per numbered event (with `seq IS NULL` on its side too, PostgreSQL joined
-  -- the two lists of unnumbered events by comparing every pair: seconds for a first sync's backlog).
-  WITH todo AS MATERIALIZED (
-    SELECT "id", last_seq + row_number() OVER (ORDER BY "id") AS "seq"
-    FROM "load_events" WHERE "tenant_id" = p_tenant AND "seq" IS NULL
-  ), numbered AS (
-    UPDATE "load_events" e SET "seq" = todo."seq" FROM todo
-    WHERE e."tenant_id" = p_tenant AND e."id" = todo."id"
+  -- The unnumbered events' ids in order, read once through `(tenant_id, seq)` (a null seq is an index
+  -- condition there). The update finds each through the primary key (`id = ANY`) and takes its number from
+  -- its place in that list: no join with the outbox for the planner to order. Joined to a CTE of the same
+  -- events, PostgreSQL computed the numbering again for each event updated, or walked the tenant's whole
+  -- outbox comparing each event with the list (a first sync's pass: seconds).
+  SELECT array_agg("id" ORDER BY "id") INTO todo FROM "load_events" WHERE "tenant_id" = p_tenant AND "seq" IS NULL;
+
+  WITH numbered AS (
+    UPDATE "load_events" e SET "seq" = last_seq + o.n
+    FROM unnest(todo) WITH ORDINALITY AS o(id, n)
+    WHERE e."tenant_id" = p_tenant AND e."id" = ANY (todo) AND e."id" = o.id
     RETURNING e.*
   ), queued AS (
     -- The body is fixed here once (`{type, timestamp, data}`), so every attempt signs the same
