@@ -15,3 +15,7 @@ ALTER TABLE "stops" DROP CONSTRAINT "stops_tenant_id_fkey";
 ALTER TABLE "load_updates" DROP CONSTRAINT "load_updates_tenant_id_fkey";
 ALTER TABLE "load_events" DROP CONSTRAINT "load_events_tenant_id_fkey";
 ALTER TABLE "phase_changes" DROP CONSTRAINT "phase_changes_tenant_id_fkey";
+
+-- Index audit (issue 30 item 3), the full bench of 2026-11-28 09:46 UTC: the one index of the record tables that
+-- no statement used and had no comment yet (the bench filters no load by its change time).
+COMMENT ON INDEX "loads_tenant_id_changed_at_idx" IS 'LoadFilter.changedSince (loads(filter: { changedSince })): a dashboard''s "changed since" view, walked in the tenant''s order';
