@@ -80,8 +80,10 @@ try {
     await new Promise((resolve) => process.stdin.once('data', resolve));
   }
   if (only === 'explain') {
-    // The statement of one write (a new load, then a revision), its generic plan (as the service's
-    // prepared statements run after five executions), EXPLAIN (ANALYZE, BUFFERS), rolled back.
+    // The statement of one write (a new load, then a revision of a stored one), captured as the use case
+    // sends it, then run again under EXPLAIN (ANALYZE, BUFFERS) with its generic plan (as the service's
+    // prepared statements run after five executions), rolled back. The use case's own run commits, so the
+    // explained run of the first write finds its load stored: an update, not the insert.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const query = db.sql.query.bind(db.sql);
@@ -92,15 +94,13 @@ try {
     };
     for (const make of [() => data.load(slug, next++), () => data.load(slug, 7, 99)]) {
       captured = null;
+      await ingestion.ingest(scope, [make()]);
       await client.query('BEGIN');
-      const b = make();
-      // Capture the statement (its own transaction, then undone by a second write of the same body is not needed: ROLLBACK below).
-      await ingestion.ingest(scope, [b]);
       const { text, params } = captured!;
       await client.query(`PREPARE explained AS ${text}`);
       await client.query(`SET plan_cache_mode = force_generic_plan`);
       // EXECUTE takes its arguments as SQL: each parameter as node-postgres would send it, quoted.
-      const literals = params.map((p) => (p === null || p === undefined ? 'NULL' : client.escapeLiteral(String(pg.types ? prepareValue(p) : p))));
+      const literals = params.map((p) => (p === null || p === undefined ? 'NULL' : client.escapeLiteral(String(prepareValue(p)))));
       const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE explained(${literals.join(', ')})`);
       console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
       await client.query('ROLLBACK');

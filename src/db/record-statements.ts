@@ -591,8 +591,8 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   // Each live row deleted now leaves its load's set (a stop its load's cities), the cascade's too.
   const setDeltas = levels.flatMap((level): SetDeltas[] => {
     const set = level.table ? level.table.loadSet : spec.loadSet;
-    const load = loadIdJoin(pathOf(level), 'd');
     if (!set) return [];
+    const load = loadIdJoin(pathOf(level), 'd');
     if (!load) throw new Error(`${level.table?.table ?? spec.table}: a load-level set needs a way to the load`);
     return [
       {

@@ -1,6 +1,6 @@
 /**
  * The event numbering pass (`load_events_sequence`, run after every write) reads the tenant's unnumbered
- * events through their own index (`load_events_unnumbered_idx`, migration `events_numbered_by_tenant`),
+ * events through `(tenant_id, seq)` and updates each by its key (migration `events_numbered_by_tenant`),
  * whatever the size of the outbox. Before, a plan PL/pgSQL kept read every event of the outbox on every
  * pass: on a fresh database the pass cost more than the write (docs/explanation/performance/2026-11-28-write-path.md).
  */
