@@ -128,7 +128,7 @@ export interface MigrationProgress {
   name: string;
 }
 
-/** `describeProgress`: "Applying migrations: 3 of 16 (20261123173049_load_activity)". */
+/** `describeProgress`: "Applying migrations: <index> of <total> (<migration name>)". */
 export const describeProgress = ({ index, total, name }: MigrationProgress) => `Applying migrations: ${index} of ${total} (${name})`;
 
 export interface MigrationEvents {
