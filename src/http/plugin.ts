@@ -1,7 +1,7 @@
 /**
  * Serves every REST route as one Yoga plugin (and answers unknown paths with the JSON 404). Each
  * request goes through one pipeline, in contract order: route (404/405) → X-API-Key (401) →
- * Service-Ingest-Source → Content-Type (415) → size (413) → JSON (400) → handler (validation
+ * dry_run, Service-Ingest-Source, the query's parameter names (400) → Content-Type (415) → size (413) → JSON (400) → handler (validation
  * 400/403, parents 422). A throw becomes the contract's JSON error (database outages 503, else 500
  * without details). Ingest accounting is the ingestion use case's: the pipeline opens the request's
  * ingestion edge (`domain/shared/ingest-request.ts`) and reports through it only the requests
@@ -14,7 +14,7 @@ import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-r
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
-import { assertJsonContentType, parseJsonObject, readBodyText } from './request.js';
+import { assertJsonContentType, parseJsonObject, queryCheck, readBodyText } from './request.js';
 import { requestIdOf } from './request-id.js';
 import { requestAsSent } from './head.js';
 import { errorResponse, json } from './respond.js';
@@ -30,6 +30,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
     methods.set(route.method, route);
     byPath.set(route.path, methods);
   }
+  const queryChecks = new Map(routes.flatMap((route) => (route.query ? [[route, queryCheck(route.query)] as const] : [])));
   const { config, auth, clock, logger } = services;
 
   /** A throw as the contract's error (a fault is logged; its details stay out of the answer). */
@@ -79,6 +80,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       if (route.ingestion && tenant) {
         ingest = openIngestRequest(route.ingestion, { services, tenant, requestId, headers: request.headers, now, dryRun: url.searchParams.getAll('dry_run') });
       }
+      queryChecks.get(route)?.(url.searchParams);
       if (route.method === 'POST') {
         assertJsonContentType(request);
         body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice), route.arrayAdvice);
