@@ -9,10 +9,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
 import type { IngestRecorder } from '../domain/ingest-health/report.js';
-import { AppError } from '../errors.js';
 import { requestAsSent } from './head.js';
 import { servicePaths } from './paths.js';
-import { errorResponse, HttpResponse } from './respond.js';
+import { HttpResponse } from './respond.js';
 
 const methods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -153,12 +152,9 @@ export function createMetrics({ db, routes }: MetricsOptions) {
         return handle();
       },
     },
-    onRequest({ url, request, endResponse }) {
+    // Reached by GET only (methods.ts answers the other methods).
+    onRequest({ url, endResponse }) {
       if (url.pathname !== '/metrics') return;
-      if (request.method !== 'GET') {
-        endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
-        return;
-      }
       return registry.metrics().then((text) => endResponse(new HttpResponse(text, { headers: { 'content-type': registry.contentType } })));
     },
     onResponse({ request: served, response }) {
