@@ -428,7 +428,9 @@ function renderStatuses(unmapped, mappings) {
                 { s: u.status, p: select.value },
                 { feedback },
               );
+              // The mapping changes what the panels below show: the unmapped_status finding too.
               await loadTenantView();
+              await loadQuality(feedbackOf($('quality-form')));
               return `"${u.status}" is now ${select.value}; its loads are re-phased.`;
             }),
           );
@@ -452,12 +454,20 @@ const qualityKinds = {
 const qualityQuery = `query ($source: IngestSource) {
   dataQuality(source: $source) {
     since
-    kinds { kind records fields { field feeds present missing ratio missingExamples(first: 5) } }
+    kinds { kind records writes fields { field feeds present missing recordsMissing missingExamples(first: 5) } }
     findings { code kind count message examples(first: 5) }
   }
 }`;
 
 const percent = (share) => `${Math.round(share * 100)} %`;
+const counted = (count, one, many = `${one}s`) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+
+/** A text of the API whose `code` spans are written in backticks (a field's feeds, a message), as text and code elements. */
+function withCode(text) {
+  return String(text)
+    .split('`')
+    .map((part, i) => (i % 2 ? el('code', part) : document.createTextNode(part)));
+}
 
 /**
  * A record's permalink to fix: a button opening it in the record lookup (its payload history shows what
@@ -479,46 +489,99 @@ function toFix(kind, permalinks) {
   return [line];
 }
 
-/** One recommended field: its name and missing share, a bar of its present share, what it feeds, the records to fix. */
-function coverageItem(kind, f) {
-  const item = el('li', undefined, { 'data-field': f.field, 'data-present': String(f.present), 'data-missing': String(f.missing) });
-  const counted = f.present + f.missing;
+/**
+ * One recommended field: how many of the kind's records leave it empty (its bar: the share present),
+ * the writes that carried it (counted apart: a re-post is a write, not a record), what it feeds, the
+ * records to fix.
+ */
+function coverageItem(kind, records, f, sourceName) {
+  const item = el('li', undefined, {
+    'data-field': f.field,
+    'data-records-missing': String(f.recordsMissing),
+    'data-present': String(f.present),
+    'data-missing': String(f.missing),
+  });
   const head = el('div', undefined, { class: 'coverage-head' });
   head.append(
     el('code', f.field),
-    el('span', f.ratio === null ? 'no records' : `${percent(1 - f.ratio)} missing (${f.missing} of ${counted})`, { class: 'share' }),
+    el('span', records ? `${f.recordsMissing} of ${counted(records, 'record')} missing (${percent(f.recordsMissing / records)})` : 'no records', {
+      class: 'share',
+    }),
   );
   // The bar draws what the share's text says (read by screen readers): hidden from them.
   const bar = el('div', undefined, { class: 'bar', 'aria-hidden': 'true' });
   const filled = el('span');
-  filled.style.width = f.ratio === null ? '0' : `${f.ratio * 100}%`;
+  filled.style.width = records ? `${((records - f.recordsMissing) / records) * 100}%` : '0';
   bar.append(filled);
-  item.append(head, bar, el('p', `Feeds: ${f.feeds}`, { class: 'feeds' }), ...toFix(kind, f.missingExamples));
+  const writes = f.present + f.missing;
+  const writesLine = el('p', writes ? `Writes${sourceName}: ${f.missing} of ${counted(writes, 'write')} left it empty` : `Writes${sourceName}: none`, {
+    class: 'writes',
+  });
+  const feeds = el('p', 'Feeds: ', { class: 'feeds' });
+  feeds.append(...withCode(f.feeds));
+  item.append(head, bar, writesLine, feeds, ...toFix(kind, f.missingExamples));
   return item;
 }
 
-async function loadQuality(feedback) {
-  const source = $('quality-source').value || null;
-  const { dataQuality } = await graphql(qualityQuery, { source }, { feedback });
-  $('quality-kinds').replaceChildren(
-    ...dataQuality.kinds.map((k) => {
-      const card = el('article', undefined, { class: 'kind-quality', 'data-kind': k.kind, 'data-records': String(k.records) });
-      card.append(el('h3', `${qualityKinds[k.kind]?.title ?? k.kind}: ${k.records} record${k.records === 1 ? '' : 's'}`));
-      if (!k.records) card.append(el('p', 'No accepted records in the window.', { class: 'feeds' }));
-      else {
-        const list = el('ul', undefined, { class: 'coverage' });
-        list.append(...k.fields.map((f) => coverageItem(k.kind, f)));
-        card.append(list);
-      }
-      return card;
-    }),
+/**
+ * One kind's card: its records and writes, the fields its records leave empty first (most records
+ * first), the complete ones folded. A kind with nothing to fix is folded whole.
+ */
+function kindCard(k, sourceName) {
+  const toMend = k.fields.filter((f) => f.recordsMissing > 0).sort((a, b) => b.recordsMissing - a.recordsMissing);
+  const complete = k.fields.filter((f) => f.recordsMissing === 0);
+  const card = el('details', undefined, {
+    class: 'kind-quality',
+    'data-kind': k.kind,
+    'data-records': String(k.records),
+    'data-writes': String(k.writes),
+    'data-to-fix': String(toMend.length),
+  });
+  card.open = toMend.length > 0;
+  const verdict = !k.records
+    ? 'nothing written in the window'
+    : toMend.length
+      ? `${counted(toMend.length, 'field')} to fix`
+      : 'every recommended field present';
+  const summary = el('summary');
+  summary.append(
+    el('span', qualityKinds[k.kind]?.title ?? k.kind, { class: 'kind-title' }),
+    ` ${counted(k.records, 'record')} · ${counted(k.writes, 'write')}${sourceName} · `,
+    el('span', verdict, { class: 'verdict', 'data-verdict': toMend.length ? 'fix' : 'ok' }),
   );
-  const found = dataQuality.findings.filter((f) => f.count > 0);
+  card.append(summary);
+  if (toMend.length) {
+    const list = el('ul', undefined, { class: 'coverage' });
+    list.append(...toMend.map((f) => coverageItem(k.kind, k.records, f, sourceName)));
+    card.append(list);
+  }
+  if (complete.length) {
+    const rest = el('details', undefined, { class: 'complete' });
+    rest.open = !toMend.length && k.records > 0;
+    rest.append(el('summary', k.records ? `${counted(complete.length, 'field')} present in every record` : `${counted(complete.length, 'recommended field')}`));
+    const list = el('ul', undefined, { class: 'coverage' });
+    list.append(...complete.map((f) => coverageItem(k.kind, k.records, f, sourceName)));
+    rest.append(list);
+    card.append(rest);
+  }
+  return card;
+}
+
+async function loadQuality(feedback) {
+  const select = $('quality-source');
+  const source = select.value || null;
+  const sourceName = source ? ` (${select.selectedOptions[0].text})` : '';
+  const { dataQuality } = await graphql(qualityQuery, { source }, { feedback });
+  // What needs fixing first: the kinds with fields to fix, then the complete ones, then the empty ones (each in posting order).
+  const rank = (k) => (k.fields.some((f) => f.recordsMissing > 0) ? 0 : k.records ? 1 : 2);
+  const kinds = dataQuality.kinds.map((k, i) => ({ k, i })).sort((a, b) => rank(a.k) - rank(b.k) || a.i - b.i);
+  $('quality-kinds').replaceChildren(...kinds.map(({ k }) => kindCard(k, sourceName)));
+  const found = dataQuality.findings.filter((f) => f.count > 0).sort((a, b) => b.count - a.count);
   $('findings').replaceChildren(
     ...(found.length
       ? found.map((f) => {
           const item = el('li', undefined, { 'data-code': f.code, 'data-count': String(f.count) });
-          item.append(el('code', f.code), ` ${f.message}`, ...toFix(f.kind, f.examples));
+          item.append(el('code', f.code), ' ', ...withCode(f.message), ...toFix(f.kind, f.examples));
           return item;
         })
       : [el('li', 'None: no check found anything in the window.')]),
