@@ -617,6 +617,8 @@ function payloadHistory(record, permalink, history, what) {
           ['Outcome', h.outcome.toLowerCase()],
           ['Changed', h.changed ? 'yes' : 'no'],
           ['Request id', h.requestId],
+          // The parameters explain an outcome: a skipped write's sync_run_time is older than the stored one.
+          ['Parameters', h.query === null ? 'none' : el('code', h.query)],
         ],
         bodyDisclosure(h.body, false, `${permalink}|${h.receivedAt}|${h.requestId}`, open),
       ),
@@ -625,30 +627,112 @@ function payloadHistory(record, permalink, history, what) {
   return history.length ? payloads : el('p', `Nothing received for this ${what} is kept.`);
 }
 
-/** A leg, stop or carrier in the lookup: its summary and its payload history. */
+const historySelection = 'history(first: 20) { receivedAt source outcome changed requestId query body }';
+
+/**
+ * A permalink not found: permalinks end in the tenant's slug (`<id>-<company_permalink>`), so an id
+ * without it is suggested with it, and a button looks the suggestion up.
+ */
+function notFound(what, permalink) {
+  const suffix = `-${state.tenant}`;
+  const record = $('record');
+  if (!state.tenant || permalink.endsWith(suffix)) {
+    record.replaceChildren();
+    return new Error(`No ${what} ${permalink} in this tenant.`);
+  }
+  const suggested = `${permalink}${suffix}`;
+  const retry = el('button', `Look up ${suggested}`, { type: 'button', id: 'suggested-permalink' });
+  retry.addEventListener('click', () => openRecord($('lookup-kind').value, suggested));
+  record.replaceChildren(retry);
+  return new Error(`No ${what} ${permalink} in this tenant. Permalinks end in the tenant's slug (<id>${suffix}): did you mean ${suggested}?`);
+}
+
+/** A GraphQL type with its wrappers (non-null, list) taken off, and whether a list was among them. */
+function unwrapped(type) {
+  let list = false;
+  let t = type;
+  while (t.ofType) {
+    if (t.kind === 'LIST') list = true;
+    t = t.ofType;
+  }
+  if (t.kind === 'LIST') list = true;
+  return { ...t, fields: t.fields ?? type.fields ?? type.ofType?.fields ?? null, list };
+}
+
+/** The stored fields and parents of each looked-up type, read once from the schema. */
+const shapes = new Map();
+
+/**
+ * What a kind's record stores, from the GraphQL schema (itself derived from the kind's declaration):
+ * its stored contract fields (each described "`<contract field>`: …", in the object's order) and its
+ * parents (object fields without arguments: their permalink, and their name when they have one).
+ */
+async function shapeOf(typeName, feedback) {
+  if (shapes.has(typeName)) return shapes.get(typeName);
+  const { __type } = await graphql(
+    `query ($t: String!) { __type(name: $t) { fields { name description args { name }
+       type { kind name fields { name } ofType { kind name fields { name } ofType { kind name fields { name } } } } } } }`,
+    { t: typeName },
+    { feedback },
+  );
+  const stored = [];
+  const parents = [];
+  for (const field of __type.fields) {
+    const type = unwrapped(field.type);
+    const contract = /^`([a-z0-9_]+)`: /.exec(field.description ?? '');
+    if (contract && field.name !== 'permalink' && type.kind !== 'OBJECT') stored.push({ name: field.name, label: contract[1], type: type.name });
+    else if (type.kind === 'OBJECT' && !type.list && !field.args.length && type.fields?.some((f) => f.name === 'permalink')) {
+      parents.push({ name: field.name, type: type.name, named: type.fields.some((f) => f.name === 'name') });
+    }
+  }
+  const shape = { stored, parents };
+  shapes.set(typeName, shape);
+  return shape;
+}
+
+/** A stored value as text: date-times in local time, the rest as stored. */
+const shown = (value, type) => (value === null || value === undefined ? '—' : type === 'DateTime' ? when(value) : String(value));
+
+/** A leg, stop or carrier in the lookup: every field it stores (from the schema), its parents, and its payload history. */
 async function lookUpOther(kind, permalink, feedback) {
   const what = $('lookup-kind').selectedOptions[0].text.toLowerCase();
+  const typeName = kind[0].toUpperCase() + kind.slice(1);
+  const shape = await shapeOf(typeName, feedback);
+  const parents = shape.parents.map((p) => `${p.name} { permalink${p.named ? ' name' : ''} }`).join(' ');
   const data = await graphql(
     `query ($p: String!) { record: ${kind}(permalink: $p, includeDeleted: true) { permalink changedAt deletedAt
-       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
+       ${shape.stored.map((f) => f.name).join(' ')} ${parents} ${historySelection} } }`,
     { p: permalink },
     { feedback },
   );
   const record = $('record');
-  if (!data.record) {
-    record.replaceChildren();
-    throw new Error(`No ${what} ${permalink} in this tenant.`);
-  }
+  if (!data.record) throw notFound(what, permalink);
   const found = data.record;
   const summary = el('dl', undefined, { id: 'load-summary' });
-  for (const [name, value] of [
-    ['Kind', what],
-    ['Permalink', found.permalink],
-    ['Changed', when(found.changedAt)],
-    ['Deleted', found.deletedAt ? when(found.deletedAt) : 'no'],
-  ]) {
-    summary.append(el('dt', name), el('dd', value ?? '—', { 'data-field': name.toLowerCase() }));
+  const pair = (name, value, key = name.toLowerCase()) => {
+    const dd = el('dd', undefined, { 'data-field': key });
+    if (value instanceof Node) dd.append(value);
+    else dd.textContent = value ?? '—';
+    summary.append(el('dt', name), dd);
+  };
+  pair('Kind', what);
+  pair('Permalink', found.permalink);
+  for (const f of shape.stored) pair(f.label, shown(found[f.name], f.type), f.label);
+  for (const p of shape.parents) {
+    const parent = found[p.name];
+    if (!parent) pair(p.name, '—');
+    else {
+      const lookup = p.type[0].toLowerCase() + p.type.slice(1);
+      const known = [...$('lookup-kind').options].some((o) => o.value === lookup);
+      const link = known ? el('button', parent.permalink, { type: 'button', class: 'link', title: 'Open in the record lookup' }) : el('code', parent.permalink);
+      if (known) link.addEventListener('click', () => openRecord(lookup, parent.permalink));
+      const value = el('span');
+      value.append(...(p.named && parent.name ? [`${parent.name} `] : []), link);
+      pair(p.name, value);
+    }
   }
+  pair('Changed', when(found.changedAt));
+  pair('Deleted', found.deletedAt ? when(found.deletedAt) : 'no');
   record.replaceChildren(summary, el('h3', 'Payload history'), payloadHistory(record, found.permalink, found.history, what));
 }
 
@@ -660,15 +744,12 @@ async function lookUp(permalink, feedback) {
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
        updates(first: 20) { type occurredAt status phase city state latitude longitude message }
        phaseHistory { fromPhase toPhase changedAt }
-       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
+       ${historySelection} } }`,
     { p: permalink },
     { feedback },
   );
   const record = $('record');
-  if (!load) {
-    record.replaceChildren();
-    throw new Error(`No load ${permalink} in this tenant.`);
-  }
+  if (!load) throw notFound('load', permalink);
   const summary = el('dl', undefined, { id: 'load-summary' });
   for (const [name, value] of [
     ['Permalink', load.permalink],

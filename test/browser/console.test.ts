@@ -274,6 +274,76 @@ describe('the console in Chromium', () => {
     await page.close();
   });
 
+  test("the lookup shows a stop's, a leg's and a carrier's stored fields and parents, suggests the tenant's suffix, and shows each write's parameters", async () => {
+    const owner = await testApp.createTenant({ slug: uniqueSlug('lookup') });
+    const api = apiFor(testApp, owner.apiKey);
+    const carrier = fullBodies.carrier(owner);
+    expect((await api.post(routes.carrier, carrier)).status).toBe(200);
+    const load = loadBody(owner);
+    expect((await api.post(routes.load, load)).status).toBe(200);
+    const leg = fullBodies.load_leg(owner, load, carrier);
+    expect((await api.post(routes.load_leg, leg)).status).toBe(200);
+    const stop = stopBody(owner, leg, { city: 'Gary', state: 'IN', stop_sequence: 2, stop_type: 'delivery' });
+    expect((await api.post(`${routes.stop}?sync_run_time=2026-11-20T10:00:00Z`, stop)).body.status).toBe('processed');
+    // Re-posted with an older sync_run_time: skipped, and its parameters say why.
+    expect((await api.post(`${routes.stop}?sync_run_time=2026-11-20T09:00:00Z`, { ...stop, city: 'Elsewhere' })).body.status).toBe('skipped');
+
+    const page = await context.newPage();
+    await signIn(page, owner.apiKey);
+    await expect.poll(() => page.locator('#who').innerText(), { timeout: 60_000 }).toBe(`Tenant ${owner.slug}`);
+    // The TMS id without the tenant's suffix: not found, with the suffixed permalink suggested and one click away.
+    await page.getByLabel('Record kind').selectOption('stop');
+    await page.getByLabel('Stop permalink').fill(String(stop.native_system_stop_id));
+    await page.getByRole('button', { name: 'Look up', exact: true }).click();
+    const feedback = page.locator('#lookup-form .feedback');
+    await expect
+      .poll(() => feedback.innerText(), { timeout: 30_000 })
+      .toBe(
+        `No stop ${String(stop.native_system_stop_id)} in this tenant. Permalinks end in the tenant's slug (<id>-${owner.slug}): did you mean ${String(stop.native_system_stop_permalink)}?`,
+      );
+    await page.getByRole('button', { name: `Look up ${String(stop.native_system_stop_permalink)}` }).click();
+    const field = (name: string) => page.locator(`#load-summary [data-field="${name}"]`).innerText();
+    await expect.poll(() => field('permalink'), { timeout: 30_000 }).toBe(stop.native_system_stop_permalink);
+    // Its stored fields under their contract names: what it stores now (the skipped write changed nothing).
+    expect([await field('city'), await field('state'), await field('stop_sequence'), await field('native_system_stop_id')]).toEqual([
+      'Gary',
+      'IN',
+      '2',
+      stop.native_system_stop_id,
+    ]);
+    await expect(field('stop_type')).resolves.toMatch(/^delivery$/i);
+    await expect(field('reference_number')).resolves.toBe(stop.reference_number);
+    await expect(field('leg')).resolves.toBe(leg.native_system_load_leg_permalink);
+    // Its payload history with each write's parameters.
+    const history = page.locator('#history li.entry');
+    await expect(history.count()).resolves.toBe(2);
+    const fact = (n: number, name: string) => history.nth(n).locator(`[data-fact="${name}"] dd`).innerText();
+    expect([await fact(0, 'outcome'), await fact(0, 'parameters')]).toEqual(['skipped', 'sync_run_time=2026-11-20T09:00:00Z']);
+    expect([await fact(1, 'outcome'), await fact(1, 'parameters')]).toEqual(['processed', 'sync_run_time=2026-11-20T10:00:00Z']);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The parent leg opens from the stop: its driver and its carrier by name.
+    await page.locator('#load-summary [data-field="leg"] button').click();
+    await expect.poll(() => page.locator('#permalink-label').innerText(), { timeout: 30_000 }).toBe('Load leg permalink');
+    await expect.poll(() => field('permalink'), { timeout: 30_000 }).toBe(leg.native_system_load_leg_permalink);
+    expect([await field('driver_name'), await field('load_leg_sequence'), await field('load')]).toEqual([
+      leg.driver_name,
+      '1',
+      load.native_system_load_permalink,
+    ]);
+    await expect(field('carrier')).resolves.toBe(`${String(carrier.carrier_name)} ${String(carrier.native_system_carrier_permalink)}`);
+    await expect(page.locator('#history [data-fact="parameters"] dd').innerText()).resolves.toBe('none');
+    // And the carrier from the leg.
+    await page.locator('#load-summary [data-field="carrier"] button').click();
+    await expect.poll(() => field('carrier_name'), { timeout: 30_000 }).toBe(carrier.carrier_name);
+    expect([await field('mc_number'), await field('dot_number'), await field('kind')]).toEqual([carrier.mc_number, carrier.dot_number, 'carrier']);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
+  });
+
   test('the admin signs in, sees an error in the form that caused it and gone after a success, creates a tenant whose key posts, and sets its stale interval', async () => {
     const page = await context.newPage();
     await signIn(page, adminKey);
