@@ -150,6 +150,8 @@ export interface HistoryInput {
   bodies: readonly unknown[];
   source: string;
   requestId: string | null;
+  /** The request's parameters as received (db/payload-history.ts); null when none. */
+  query: string | null;
 }
 
 /** What one statement writes: rows with distinct permalinks that carry the same fields. */
@@ -387,6 +389,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     kind: `'${spec.name}'`,
     source: `$${fixedParams + 2}::text`,
     requestId: `$${fixedParams + 3}::text`,
+    query: `$${fixedParams + 4}::text`,
     bodies: `$${fixedParams + 1}::json`,
     one,
   })}`;
@@ -394,7 +397,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
 
   /** The statement's one field-coverage row, counted from the settled rows (its parameters follow history's). */
   function coverageCtes() {
-    const first = fixedParams + (history ? 3 : 0) + 1;
+    const first = fixedParams + (history ? 4 : 0) + 1;
     return `,
   ${coverageCte({
     settled: 'settled',
@@ -427,7 +430,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
       if (history) {
         if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
-        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId);
+        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query);
       }
       if (coverage) {
         if (!input.coverage) throw new Error(`upsert_${spec.name}_coverage: the statement counts field coverage and was given none`);
@@ -658,6 +661,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
     kind: `'${spec.name}'`,
     source: '$6::text',
     requestId: '$7::text',
+    query: '$8::text',
     bodies: '$5::json',
     one,
   })}`;
@@ -679,7 +683,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
       const all = [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime];
       if (!history) return all;
       if (!input.history) throw new Error(`delete_${spec.name}_history: the statement records history and was given none`);
-      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
+      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query];
     },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));

@@ -69,7 +69,15 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       }
       // Reads dry_run and Service-Ingest-Source (the edge reports a bad one as the request's rejection itself).
       if (route.ingestion && tenant) {
-        ingest = openIngestRequest(route.ingestion, { services, tenant, requestId, headers: request.headers, now, dryRun: url.searchParams.getAll('dry_run') });
+        ingest = openIngestRequest(route.ingestion, {
+          services,
+          tenant,
+          requestId,
+          headers: request.headers,
+          query: url.search.slice(1),
+          now,
+          dryRun: url.searchParams.getAll('dry_run'),
+        });
       }
       queryChecks.get(route)?.(url.searchParams);
       if (route.method === 'POST') {

@@ -35,9 +35,10 @@ export interface IngestScope {
   log: Pick<Logger, 'error'>;
   /**
    * The payload history of the request's writes (api-contract.md E): recorded in the write's own
-   * statement with the request's id (its `X-Request-Id`); null when payload history is off.
+   * statement with the request's id (its `X-Request-Id`) and its parameters as received (REST's
+   * query string; null when none); null when payload history is off.
    */
-  history: { requestId: string } | null;
+  history: { requestId: string; query: string | null } | null;
   /**
    * Whether the write statements count the records' recommended fields (api-contract.md F, field
    * coverage; db/field-coverage.ts). Off only to measure its cost (`INGEST_FIELD_COVERAGE=off`, the bench).
@@ -276,7 +277,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       syncRunTime: w.syncRunTime,
       present: group[0]!.present,
       rows: group.map((p) => p.row),
-      history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId } : undefined,
+      history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId, query: history.query } : undefined,
       coverage: counts ? { presence: group.map((p) => p.coverage), source: w.scope.source } : undefined,
     };
     const params = chosen.params(input);

@@ -144,7 +144,7 @@ describe('no procedural work per record', () => {
         syncRunTime: null,
         present: [],
         rows: Array.from({ length: 20 }, (_, i) => ({ permalink: `load-bulk${i}-kinds`, values: [], parents: [], extra: {} })),
-        history: { bodies: Array.from({ length: 20 }, () => ({})), source: 'pull', requestId: null },
+        history: { bodies: Array.from({ length: 20 }, () => ({})), source: 'pull', requestId: null, query: null },
       };
       await sql.query(load.text, load.params(input), load.name);
       const [deleted] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM stops WHERE tenant_id = $1::uuid AND deleted_at IS NOT NULL`, [
@@ -177,7 +177,7 @@ describe('a single-record write is planned for one row', () => {
           extra: {},
         },
       ],
-      history: { bodies: [{}], source: 'pull', requestId: null },
+      history: { bodies: [{}], source: 'pull', requestId: null, query: null },
       coverage: { presence: [[1]], source: 'pull' },
     };
     const plan = await database.db.rehearse((sql) => sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.params(input)));
