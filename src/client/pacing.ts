@@ -67,9 +67,15 @@ export function createPacer(now: () => number = () => performance.now()): Pacer 
   let gate: Promise<void> | undefined;
   let openGate = () => {};
 
+  /**
+   * The local bucket refills up to half the tenant's bucket only (it starts from what the service says
+   * is left, up to all of it): the service takes a request's records when it reads the request, later
+   * than it was let go here when it is busy, and records refilled into a full bucket are lost. The
+   * headroom absorbs that; the refill rate, the long-run pace, is the tenant's.
+   */
   const refill = () => {
     const time = now();
-    if (policy) tokens = Math.min(policy.burst, tokens + ((time - at) * policy.perSecond) / 1000);
+    if (policy) tokens = Math.max(tokens, Math.min(policy.burst / 2, tokens + ((time - at) * policy.perSecond) / 1000));
     at = time;
   };
 
