@@ -344,6 +344,12 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
   // bench: load updates in their own permalink order; legs by load id against loads by permalink).
   const orderBy = `${order.map((key) => `${key}, `).join('')}i.permalink`;
+  // A row updated with no stored row read before it was created by a concurrent transaction that
+  // committed while this statement ran: its `before` is not the row the update replaced, so everything
+  // derived from it (events, phase history, the city set) would be false. The statement raises
+  // SQLSTATE 40001 instead (migration concurrent_create): all of it rolls back, and the caller runs it
+  // again, when the row is stored and locked like any other (src/domain/shared/ingest.ts).
+  const raced = compares ? `, CASE WHEN w.inserted = false AND (r.before).id IS NULL THEN concurrent_create(r.permalink) END AS raced` : '';
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
@@ -368,7 +374,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}${coverage ? coverageCtes() : ''}
-  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The history rows of the settled rows. */
