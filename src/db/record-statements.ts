@@ -554,6 +554,10 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   const one = options.one === true;
   // The cascade, level by level: each table's live rows under a row deleted now (locked first, in id
   // order, as a writer of such a row locks its parent before it), deleted with the parent's times.
+  // Each locking CTE reads its keys as an array (`= ANY (ARRAY(…))`), not joined with another relation:
+  // a join would add that relation's whole row to the locking plan's output (for a re-check under
+  // concurrency), and a Citus coordinator then reads the CTE's intermediate result in a format other than
+  // the one it was written in (`invalid input syntax for type uuid: "PGCOPY"`).
   const levels: { name: string; table: CascadeTable | null; ctes: string[] }[] = [{ name: 'written', table: null, ctes: [] }];
   const cascade = (tables: readonly CascadeTable[], parent: string) => {
     for (const table of tables) {
@@ -564,7 +568,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
         ctes: [
           `${name}_locked AS (
     SELECT c.id FROM ${q(table.table)} c
-    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} IN (SELECT p.id FROM ${parent} p WHERE p.deleted_now)
+    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} = ANY (ARRAY(SELECT p.id FROM ${parent} p WHERE p.deleted_now))
     ORDER BY c.id FOR UPDATE OF c
   )`,
           `${name} AS (
@@ -628,7 +632,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   ),
   locked AS (
     SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
-    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    WHERE t.tenant_id = $1::uuid AND t.permalink = ANY (ARRAY(SELECT permalink FROM rows))
     ORDER BY t.permalink
     FOR UPDATE OF t
   ),
