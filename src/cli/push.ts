@@ -1,8 +1,8 @@
 /**
  * `tms-ingest push <file or directory>` (also `npm run push -- …`): a first sync (or any sync) from
  * files, on the typed client (src/client): NDJSON, JSON arrays or CSV, each file's kind from `--kind` or
- * its name, a directory's files in the contract's order (carriers → loads → load legs → stops → load
- * updates, each kind finished before the next starts), in bulk batches under the routes' limits,
+ * its name, a directory's files in the contract's order (the registry's, parents first: each kind
+ * finished before the next starts), in bulk batches under the routes' limits,
  * retried and paced by the client, with progress, rejects to `<input>.rejected.ndjson` and a
  * checkpoint after each acknowledged batch for `--resume`. docs/reference/cli.md#push.
  *
@@ -45,7 +45,7 @@ const usage = `Usage: tms-ingest push <file or directory> [options]     (npm run
 
 Pushes records from NDJSON (.ndjson, .jsonl), JSON array (.json) or CSV (.csv, a header row of the
 contract's field names) files through the bulk routes. A directory pushes every file whose name names a
-kind (carriers, loads, load_legs, stops, load_updates), kind after kind in the contract's order.
+kind (${kindsInOrder.map((k) => `${k}s`).join(', ')}), kind after kind in the contract's order.
 
 Options:
   --url <url>              the service (default $TMS_INGEST_URL, else http://localhost:4000)
