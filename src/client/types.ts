@@ -4,29 +4,13 @@
  * client carries none of the server's code, and a field added to a kind is in these types at once.
  */
 import type { z } from 'zod';
-import type { CarrierUpsert } from '../domain/carrier/schema.js';
-import type { LoadLegUpsert } from '../domain/load-leg/schema.js';
-import type { LoadUpdateCreate } from '../domain/load-update/schema.js';
-import type { LoadUpsert } from '../domain/load/schema.js';
-import type { RecordKind } from '../domain/registry.js';
-import type { StopUpsert } from '../domain/stop/schema.js';
+import type { RecordKind, recordSpecs } from '../domain/registry.js';
 import type { BulkResponse, ErrorResponse, UpsertResponse } from '../http/schemas.js';
 
 export type { RecordKind };
 
-/** The body of each kind's write (`CarrierUpsert`, …, `LoadUpdateCreate`), as the server validates it. */
-export interface RecordOf {
-  carrier: CarrierUpsert;
-  load: LoadUpsert;
-  load_leg: LoadLegUpsert;
-  stop: StopUpsert;
-  load_update: LoadUpdateCreate;
-}
-
-// Every kind of the registry has its body type, and nothing else does (a type error otherwise).
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Holds<T extends true> = T;
-export type EveryKindTyped = Holds<Same<keyof RecordOf, RecordKind>>;
+/** The body of each kind's write (a load's `LoadUpsert`, …), as the server validates it: from the registry's declarations. */
+export type RecordOf = { [Spec in (typeof recordSpecs)[number] as Spec['kind']]: z.infer<Spec['body']> };
 
 /** The kinds that change (upserts and deletes); load updates are append-only (created, never deleted). */
 export type ChangingKind = Exclude<RecordKind, 'load_update'>;

@@ -133,6 +133,7 @@ export interface RecordSpec<Kind extends string = string> {
 /**
  * Declares a record kind. Every body field but the record's own permalink and its parents' permalinks
  * must be mapped to a column (a field left out, or a column for an unknown field, is a type error).
+ * The declaration keeps its body's type, so the registry types each kind's records (the client's `RecordOf`).
  */
 export function defineRecord<
   const Kind extends string,
@@ -150,7 +151,7 @@ export function defineRecord<
     parents: readonly ParentSpec<ParentField>[];
     columns: { readonly [F in Exclude<FieldOf<Body>, Permalink | ParentField>]: ColumnSpec };
   },
-): RecordSpec<Kind> {
+): RecordSpec<Kind> & { readonly body: Body } {
   const { events } = spec;
   const used = [events.created, events.changed, events.phaseChanged, events.deleted, ...(events.transitions ?? []).map((t) => t.type)].filter(
     (type): type is string => type !== undefined,
