@@ -8,6 +8,7 @@
  * below no step names, or a file of `src/` that lists every kind and no step names), and, naming the file
  * and the kind, when a kind misses a step.
  */
+import { distributedTables } from '../../src/db/distribution.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
@@ -65,6 +66,8 @@ const checks: Record<string, (spec: Spec) => string | null> = {
   },
   'prisma/migrations/': (spec) =>
     migrations().includes(`CREATE TABLE "${spec.table}"`) ? null : `no migration under prisma/migrations/ creates ${spec.table}`,
+  'src/db/distribution.ts': (spec) =>
+    (distributedTables.record as readonly string[]).includes(spec.table) ? null : `src/db/distribution.ts: ${spec.table} is not in distributedTables.record`,
   'src/domain/registry.ts': (spec) =>
     read('src/domain/registry.ts').includes(`from './${folderOf(spec)}/schema.js'`)
       ? null
