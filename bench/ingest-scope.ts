@@ -16,7 +16,7 @@ export function directScope(db: Database, tenant: IngestScope['tenant'], request
     source: 'pull',
     now,
     log: { error: () => {} },
-    history: requestId === null ? null : { requestId },
+    history: requestId === null ? null : { requestId, query: null },
     fieldCoverage,
     dryRun: false,
   };

@@ -428,7 +428,9 @@ function renderStatuses(unmapped, mappings) {
                 { s: u.status, p: select.value },
                 { feedback },
               );
+              // The mapping changes what the panels below show: the unmapped_status finding too.
               await loadTenantView();
+              await loadQuality(feedbackOf($('quality-form')));
               return `"${u.status}" is now ${select.value}; its loads are re-phased.`;
             }),
           );
@@ -452,12 +454,20 @@ const qualityKinds = {
 const qualityQuery = `query ($source: IngestSource) {
   dataQuality(source: $source) {
     since
-    kinds { kind records fields { field feeds present missing ratio missingExamples(first: 5) } }
+    kinds { kind records writes fields { field feeds present missing recordsMissing missingExamples(first: 5) } }
     findings { code kind count message examples(first: 5) }
   }
 }`;
 
 const percent = (share) => `${Math.round(share * 100)} %`;
+const counted = (count, one, many = `${one}s`) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+
+/** A text of the API whose `code` spans are written in backticks (a field's feeds, a message), as text and code elements. */
+function withCode(text) {
+  return String(text)
+    .split('`')
+    .map((part, i) => (i % 2 ? el('code', part) : document.createTextNode(part)));
+}
 
 /**
  * A record's permalink to fix: a button opening it in the record lookup (its payload history shows what
@@ -479,46 +489,99 @@ function toFix(kind, permalinks) {
   return [line];
 }
 
-/** One recommended field: its name and missing share, a bar of its present share, what it feeds, the records to fix. */
-function coverageItem(kind, f) {
-  const item = el('li', undefined, { 'data-field': f.field, 'data-present': String(f.present), 'data-missing': String(f.missing) });
-  const counted = f.present + f.missing;
+/**
+ * One recommended field: how many of the kind's records leave it empty (its bar: the share present),
+ * the writes that carried it (counted apart: a re-post is a write, not a record), what it feeds, the
+ * records to fix.
+ */
+function coverageItem(kind, records, f, sourceName) {
+  const item = el('li', undefined, {
+    'data-field': f.field,
+    'data-records-missing': String(f.recordsMissing),
+    'data-present': String(f.present),
+    'data-missing': String(f.missing),
+  });
   const head = el('div', undefined, { class: 'coverage-head' });
   head.append(
     el('code', f.field),
-    el('span', f.ratio === null ? 'no records' : `${percent(1 - f.ratio)} missing (${f.missing} of ${counted})`, { class: 'share' }),
+    el('span', records ? `${f.recordsMissing} of ${counted(records, 'record')} missing (${percent(f.recordsMissing / records)})` : 'no records', {
+      class: 'share',
+    }),
   );
   // The bar draws what the share's text says (read by screen readers): hidden from them.
   const bar = el('div', undefined, { class: 'bar', 'aria-hidden': 'true' });
   const filled = el('span');
-  filled.style.width = f.ratio === null ? '0' : `${f.ratio * 100}%`;
+  filled.style.width = records ? `${((records - f.recordsMissing) / records) * 100}%` : '0';
   bar.append(filled);
-  item.append(head, bar, el('p', `Feeds: ${f.feeds}`, { class: 'feeds' }), ...toFix(kind, f.missingExamples));
+  const writes = f.present + f.missing;
+  const writesLine = el('p', writes ? `Writes${sourceName}: ${f.missing} of ${counted(writes, 'write')} left it empty` : `Writes${sourceName}: none`, {
+    class: 'writes',
+  });
+  const feeds = el('p', 'Feeds: ', { class: 'feeds' });
+  feeds.append(...withCode(f.feeds));
+  item.append(head, bar, writesLine, feeds, ...toFix(kind, f.missingExamples));
   return item;
 }
 
-async function loadQuality(feedback) {
-  const source = $('quality-source').value || null;
-  const { dataQuality } = await graphql(qualityQuery, { source }, { feedback });
-  $('quality-kinds').replaceChildren(
-    ...dataQuality.kinds.map((k) => {
-      const card = el('article', undefined, { class: 'kind-quality', 'data-kind': k.kind, 'data-records': String(k.records) });
-      card.append(el('h3', `${qualityKinds[k.kind]?.title ?? k.kind}: ${k.records} record${k.records === 1 ? '' : 's'}`));
-      if (!k.records) card.append(el('p', 'No accepted records in the window.', { class: 'feeds' }));
-      else {
-        const list = el('ul', undefined, { class: 'coverage' });
-        list.append(...k.fields.map((f) => coverageItem(k.kind, f)));
-        card.append(list);
-      }
-      return card;
-    }),
+/**
+ * One kind's card: its records and writes, the fields its records leave empty first (most records
+ * first), the complete ones folded. A kind with nothing to fix is folded whole.
+ */
+function kindCard(k, sourceName) {
+  const toMend = k.fields.filter((f) => f.recordsMissing > 0).sort((a, b) => b.recordsMissing - a.recordsMissing);
+  const complete = k.fields.filter((f) => f.recordsMissing === 0);
+  const card = el('details', undefined, {
+    class: 'kind-quality',
+    'data-kind': k.kind,
+    'data-records': String(k.records),
+    'data-writes': String(k.writes),
+    'data-to-fix': String(toMend.length),
+  });
+  card.open = toMend.length > 0;
+  const verdict = !k.records
+    ? 'nothing written in the window'
+    : toMend.length
+      ? `${counted(toMend.length, 'field')} to fix`
+      : 'every recommended field present';
+  const summary = el('summary');
+  summary.append(
+    el('span', qualityKinds[k.kind]?.title ?? k.kind, { class: 'kind-title' }),
+    ` ${counted(k.records, 'record')} · ${counted(k.writes, 'write')}${sourceName} · `,
+    el('span', verdict, { class: 'verdict', 'data-verdict': toMend.length ? 'fix' : 'ok' }),
   );
-  const found = dataQuality.findings.filter((f) => f.count > 0);
+  card.append(summary);
+  if (toMend.length) {
+    const list = el('ul', undefined, { class: 'coverage' });
+    list.append(...toMend.map((f) => coverageItem(k.kind, k.records, f, sourceName)));
+    card.append(list);
+  }
+  if (complete.length) {
+    const rest = el('details', undefined, { class: 'complete' });
+    rest.open = !toMend.length && k.records > 0;
+    rest.append(el('summary', k.records ? `${counted(complete.length, 'field')} present in every record` : `${counted(complete.length, 'recommended field')}`));
+    const list = el('ul', undefined, { class: 'coverage' });
+    list.append(...complete.map((f) => coverageItem(k.kind, k.records, f, sourceName)));
+    rest.append(list);
+    card.append(rest);
+  }
+  return card;
+}
+
+async function loadQuality(feedback) {
+  const select = $('quality-source');
+  const source = select.value || null;
+  const sourceName = source ? ` (${select.selectedOptions[0].text})` : '';
+  const { dataQuality } = await graphql(qualityQuery, { source }, { feedback });
+  // What needs fixing first: the kinds with fields to fix, then the complete ones, then the empty ones (each in posting order).
+  const rank = (k) => (k.fields.some((f) => f.recordsMissing > 0) ? 0 : k.records ? 1 : 2);
+  const kinds = dataQuality.kinds.map((k, i) => ({ k, i })).sort((a, b) => rank(a.k) - rank(b.k) || a.i - b.i);
+  $('quality-kinds').replaceChildren(...kinds.map(({ k }) => kindCard(k, sourceName)));
+  const found = dataQuality.findings.filter((f) => f.count > 0).sort((a, b) => b.count - a.count);
   $('findings').replaceChildren(
     ...(found.length
       ? found.map((f) => {
           const item = el('li', undefined, { 'data-code': f.code, 'data-count': String(f.count) });
-          item.append(el('code', f.code), ` ${f.message}`, ...toFix(f.kind, f.examples));
+          item.append(el('code', f.code), ' ', ...withCode(f.message), ...toFix(f.kind, f.examples));
           return item;
         })
       : [el('li', 'None: no check found anything in the window.')]),
@@ -554,6 +617,8 @@ function payloadHistory(record, permalink, history, what) {
           ['Outcome', h.outcome.toLowerCase()],
           ['Changed', h.changed ? 'yes' : 'no'],
           ['Request id', h.requestId],
+          // The parameters explain an outcome: a skipped write's sync_run_time is older than the stored one.
+          ['Parameters', h.query === null ? 'none' : el('code', h.query)],
         ],
         bodyDisclosure(h.body, false, `${permalink}|${h.receivedAt}|${h.requestId}`, open),
       ),
@@ -562,30 +627,112 @@ function payloadHistory(record, permalink, history, what) {
   return history.length ? payloads : el('p', `Nothing received for this ${what} is kept.`);
 }
 
-/** A leg, stop or carrier in the lookup: its summary and its payload history. */
+const historySelection = 'history(first: 20) { receivedAt source outcome changed requestId query body }';
+
+/**
+ * A permalink not found: permalinks end in the tenant's slug (`<id>-<company_permalink>`), so an id
+ * without it is suggested with it, and a button looks the suggestion up.
+ */
+function notFound(what, permalink) {
+  const suffix = `-${state.tenant}`;
+  const record = $('record');
+  if (!state.tenant || permalink.endsWith(suffix)) {
+    record.replaceChildren();
+    return new Error(`No ${what} ${permalink} in this tenant.`);
+  }
+  const suggested = `${permalink}${suffix}`;
+  const retry = el('button', `Look up ${suggested}`, { type: 'button', id: 'suggested-permalink' });
+  retry.addEventListener('click', () => openRecord($('lookup-kind').value, suggested));
+  record.replaceChildren(retry);
+  return new Error(`No ${what} ${permalink} in this tenant. Permalinks end in the tenant's slug (<id>${suffix}): did you mean ${suggested}?`);
+}
+
+/** A GraphQL type with its wrappers (non-null, list) taken off, and whether a list was among them. */
+function unwrapped(type) {
+  let list = false;
+  let t = type;
+  while (t.ofType) {
+    if (t.kind === 'LIST') list = true;
+    t = t.ofType;
+  }
+  if (t.kind === 'LIST') list = true;
+  return { ...t, fields: t.fields ?? type.fields ?? type.ofType?.fields ?? null, list };
+}
+
+/** The stored fields and parents of each looked-up type, read once from the schema. */
+const shapes = new Map();
+
+/**
+ * What a kind's record stores, from the GraphQL schema (itself derived from the kind's declaration):
+ * its stored contract fields (each described "`<contract field>`: …", in the object's order) and its
+ * parents (object fields without arguments: their permalink, and their name when they have one).
+ */
+async function shapeOf(typeName, feedback) {
+  if (shapes.has(typeName)) return shapes.get(typeName);
+  const { __type } = await graphql(
+    `query ($t: String!) { __type(name: $t) { fields { name description args { name }
+       type { kind name fields { name } ofType { kind name fields { name } ofType { kind name fields { name } } } } } } }`,
+    { t: typeName },
+    { feedback },
+  );
+  const stored = [];
+  const parents = [];
+  for (const field of __type.fields) {
+    const type = unwrapped(field.type);
+    const contract = /^`([a-z0-9_]+)`: /.exec(field.description ?? '');
+    if (contract && field.name !== 'permalink' && type.kind !== 'OBJECT') stored.push({ name: field.name, label: contract[1], type: type.name });
+    else if (type.kind === 'OBJECT' && !type.list && !field.args.length && type.fields?.some((f) => f.name === 'permalink')) {
+      parents.push({ name: field.name, type: type.name, named: type.fields.some((f) => f.name === 'name') });
+    }
+  }
+  const shape = { stored, parents };
+  shapes.set(typeName, shape);
+  return shape;
+}
+
+/** A stored value as text: date-times in local time, the rest as stored. */
+const shown = (value, type) => (value === null || value === undefined ? '—' : type === 'DateTime' ? when(value) : String(value));
+
+/** A leg, stop or carrier in the lookup: every field it stores (from the schema), its parents, and its payload history. */
 async function lookUpOther(kind, permalink, feedback) {
   const what = $('lookup-kind').selectedOptions[0].text.toLowerCase();
+  const typeName = kind[0].toUpperCase() + kind.slice(1);
+  const shape = await shapeOf(typeName, feedback);
+  const parents = shape.parents.map((p) => `${p.name} { permalink${p.named ? ' name' : ''} }`).join(' ');
   const data = await graphql(
     `query ($p: String!) { record: ${kind}(permalink: $p, includeDeleted: true) { permalink changedAt deletedAt
-       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
+       ${shape.stored.map((f) => f.name).join(' ')} ${parents} ${historySelection} } }`,
     { p: permalink },
     { feedback },
   );
   const record = $('record');
-  if (!data.record) {
-    record.replaceChildren();
-    throw new Error(`No ${what} ${permalink} in this tenant.`);
-  }
+  if (!data.record) throw notFound(what, permalink);
   const found = data.record;
   const summary = el('dl', undefined, { id: 'load-summary' });
-  for (const [name, value] of [
-    ['Kind', what],
-    ['Permalink', found.permalink],
-    ['Changed', when(found.changedAt)],
-    ['Deleted', found.deletedAt ? when(found.deletedAt) : 'no'],
-  ]) {
-    summary.append(el('dt', name), el('dd', value ?? '—', { 'data-field': name.toLowerCase() }));
+  const pair = (name, value, key = name.toLowerCase()) => {
+    const dd = el('dd', undefined, { 'data-field': key });
+    if (value instanceof Node) dd.append(value);
+    else dd.textContent = value ?? '—';
+    summary.append(el('dt', name), dd);
+  };
+  pair('Kind', what);
+  pair('Permalink', found.permalink);
+  for (const f of shape.stored) pair(f.label, shown(found[f.name], f.type), f.label);
+  for (const p of shape.parents) {
+    const parent = found[p.name];
+    if (!parent) pair(p.name, '—');
+    else {
+      const lookup = p.type[0].toLowerCase() + p.type.slice(1);
+      const known = [...$('lookup-kind').options].some((o) => o.value === lookup);
+      const link = known ? el('button', parent.permalink, { type: 'button', class: 'link', title: 'Open in the record lookup' }) : el('code', parent.permalink);
+      if (known) link.addEventListener('click', () => openRecord(lookup, parent.permalink));
+      const value = el('span');
+      value.append(...(p.named && parent.name ? [`${parent.name} `] : []), link);
+      pair(p.name, value);
+    }
   }
+  pair('Changed', when(found.changedAt));
+  pair('Deleted', found.deletedAt ? when(found.deletedAt) : 'no');
   record.replaceChildren(summary, el('h3', 'Payload history'), payloadHistory(record, found.permalink, found.history, what));
 }
 
@@ -597,15 +744,12 @@ async function lookUp(permalink, feedback) {
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
        updates(first: 20) { type occurredAt status phase city state latitude longitude message }
        phaseHistory { fromPhase toPhase changedAt }
-       history(first: 20) { receivedAt source outcome changed requestId body } } }`,
+       ${historySelection} } }`,
     { p: permalink },
     { feedback },
   );
   const record = $('record');
-  if (!load) {
-    record.replaceChildren();
-    throw new Error(`No load ${permalink} in this tenant.`);
-  }
+  if (!load) throw notFound('load', permalink);
   const summary = el('dl', undefined, { id: 'load-summary' });
   for (const [name, value] of [
     ['Permalink', load.permalink],

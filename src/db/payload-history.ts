@@ -31,7 +31,8 @@ function dayOf(name: string): number | null {
  * with the columns `ord` (the record's place in `bodies`, from 0), `permalink`, `outcome` and
  * `changed`; records rejected by the statement (a missing parent) must not be in it. The other
  * arguments are SQL expressions (parameters): the tenant, the received time, the kind, the source,
- * the request id and the bodies as one JSON array, in `ord` order (`json`, so keys keep their order).
+ * the request id, the request's parameters (its query string) and the bodies as one JSON array, in
+ * `ord` order (`json`, so keys keep their order).
  */
 export function historyCte(p: {
   settled: string;
@@ -40,14 +41,15 @@ export function historyCte(p: {
   kind: string;
   source: string;
   requestId: string;
+  query: string;
   bodies: string;
   /** The statement writes one record: its body is read as one row (see `UpsertOptions.one`). */
   one?: boolean;
 }): string {
   const bodies = `json_array_elements(${p.bodies}) WITH ORDINALITY AS b(body, n)`;
   return `history AS (
-    INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, outcome, changed, body)
-    SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, s.outcome, s.changed, b.body
+    INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, query, outcome, changed, body)
+    SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, ${p.query}, s.outcome, s.changed, b.body
     FROM ${p.settled} s JOIN ${p.one ? `(SELECT * FROM ${bodies} LIMIT 1) b` : bodies} ON b.n = s.ord + 1
   )`;
 }
@@ -57,6 +59,8 @@ export interface PayloadRow {
   receivedAt: Date;
   source: string;
   requestId: string | null;
+  /** The request's parameters as received (REST: its query string without `?`); null when none. */
+  query: string | null;
   outcome: string;
   changed: boolean;
   body: unknown;
@@ -72,7 +76,7 @@ export async function readPayloadHistory(
   q: { tenantId: string; kind: string; permalinks: readonly string[]; limit: number; since: Date },
 ): Promise<Map<string, PayloadRow[]>> {
   const rows = await sql.query<PayloadRow & { permalink: string }>(
-    `SELECT p.permalink, h.received_at AS "receivedAt", h.source, h.request_id AS "requestId", h.outcome, h.changed, h.body
+    `SELECT p.permalink, h.received_at AS "receivedAt", h.source, h.request_id AS "requestId", h.query, h.outcome, h.changed, h.body
      FROM unnest($3::text[]) AS p(permalink)
      CROSS JOIN LATERAL (
        SELECT * FROM payload_history x
@@ -146,23 +150,28 @@ export async function dropPayloadPartitions(sql: Sql, before: Date): Promise<str
  * `since` (the records written since the job's last pass). Returns how many rows it deleted.
  */
 export async function trimPayloadHistory(sql: Sql, since: Date, perRecord: number): Promise<number> {
-  const rows = await sql.query<{ deleted: number }>(
-    `WITH touched AS (
-       SELECT DISTINCT tenant_id, kind, permalink FROM payload_history WHERE received_at >= $1::timestamptz
-     ),
-     beyond AS (
-       SELECT h.seq, h.received_at FROM touched t
-       CROSS JOIN LATERAL (
-         SELECT x.seq, x.received_at FROM payload_history x
-         WHERE x.tenant_id = t.tenant_id AND x.kind = t.kind AND x.permalink = t.permalink
-         ORDER BY x.seq DESC OFFSET $2::int
-       ) h
-     ),
-     deleted AS (
-       DELETE FROM payload_history d USING beyond b WHERE d.seq = b.seq AND d.received_at = b.received_at RETURNING 1
-     )
-     SELECT count(*)::int AS deleted FROM deleted`,
-    [since, perRecord],
-  );
-  return rows[0]?.deleted ?? 0;
+  let deleted = 0;
+  // Tenant by tenant: each is one shard's statement on a Citus cluster.
+  for (const { id } of await sql.query<{ id: string }>('SELECT id FROM tenants ORDER BY id', [])) {
+    const rows = await sql.query<{ deleted: number }>(
+      `WITH touched AS (
+         SELECT DISTINCT tenant_id, kind, permalink FROM payload_history WHERE tenant_id = $3::uuid AND received_at >= $1::timestamptz
+       ),
+       beyond AS (
+         SELECT h.seq, h.received_at FROM touched t
+         CROSS JOIN LATERAL (
+           SELECT x.seq, x.received_at FROM payload_history x
+           WHERE x.tenant_id = $3::uuid AND x.tenant_id = t.tenant_id AND x.kind = t.kind AND x.permalink = t.permalink
+           ORDER BY x.seq DESC OFFSET $2::int
+         ) h
+       ),
+       deleted AS (
+         DELETE FROM payload_history d USING beyond b WHERE d.tenant_id = $3::uuid AND d.seq = b.seq AND d.received_at = b.received_at RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM deleted`,
+      [since, perRecord, id],
+    );
+    deleted += rows[0]?.deleted ?? 0;
+  }
+  return deleted;
 }

@@ -150,6 +150,8 @@ export interface HistoryInput {
   bodies: readonly unknown[];
   source: string;
   requestId: string | null;
+  /** The request's parameters as received (db/payload-history.ts); null when none. */
+  query: string | null;
 }
 
 /** What one statement writes: rows with distinct permalinks that carry the same fields. */
@@ -344,6 +346,12 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
   // bench: load updates in their own permalink order; legs by load id against loads by permalink).
   const orderBy = `${order.map((key) => `${key}, `).join('')}i.permalink`;
+  // A row updated with no stored row read before it was created by a concurrent transaction that
+  // committed while this statement ran: its `before` is not the row the update replaced, so everything
+  // derived from it (events, phase history, the city set) would be false. The statement raises
+  // SQLSTATE 40001 instead (migration concurrent_create): all of it rolls back, and the caller runs it
+  // again, when the row is stored and locked like any other (src/domain/shared/ingest.ts).
+  const raced = compares ? `, CASE WHEN w.inserted = false AND (r.before).id IS NULL THEN concurrent_create(r.permalink) END AS raced` : '';
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
@@ -368,7 +376,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}${coverage ? coverageCtes() : ''}
-  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The history rows of the settled rows. */
@@ -381,6 +389,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     kind: `'${spec.name}'`,
     source: `$${fixedParams + 2}::text`,
     requestId: `$${fixedParams + 3}::text`,
+    query: `$${fixedParams + 4}::text`,
     bodies: `$${fixedParams + 1}::json`,
     one,
   })}`;
@@ -388,7 +397,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
 
   /** The statement's one field-coverage row, counted from the settled rows (its parameters follow history's). */
   function coverageCtes() {
-    const first = fixedParams + (history ? 3 : 0) + 1;
+    const first = fixedParams + (history ? 4 : 0) + 1;
     return `,
   ${coverageCte({
     settled: 'settled',
@@ -421,7 +430,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
       if (history) {
         if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
-        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId);
+        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query);
       }
       if (coverage) {
         if (!input.coverage) throw new Error(`upsert_${spec.name}_coverage: the statement counts field coverage and was given none`);
@@ -545,6 +554,10 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   const one = options.one === true;
   // The cascade, level by level: each table's live rows under a row deleted now (locked first, in id
   // order, as a writer of such a row locks its parent before it), deleted with the parent's times.
+  // Each locking CTE reads its keys as an array (`= ANY (ARRAY(…))`), not joined with another relation:
+  // a join would add that relation's whole row to the locking plan's output (for a re-check under
+  // concurrency), and a Citus coordinator then reads the CTE's intermediate result in a format other than
+  // the one it was written in (`invalid input syntax for type uuid: "PGCOPY"`).
   const levels: { name: string; table: CascadeTable | null; ctes: string[] }[] = [{ name: 'written', table: null, ctes: [] }];
   const cascade = (tables: readonly CascadeTable[], parent: string) => {
     for (const table of tables) {
@@ -555,7 +568,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
         ctes: [
           `${name}_locked AS (
     SELECT c.id FROM ${q(table.table)} c
-    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} IN (SELECT p.id FROM ${parent} p WHERE p.deleted_now)
+    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} = ANY (ARRAY(SELECT p.id FROM ${parent} p WHERE p.deleted_now))
     ORDER BY c.id FOR UPDATE OF c
   )`,
           `${name} AS (
@@ -619,7 +632,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   ),
   locked AS (
     SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
-    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    WHERE t.tenant_id = $1::uuid AND t.permalink = ANY (ARRAY(SELECT permalink FROM rows))
     ORDER BY t.permalink
     FOR UPDATE OF t
   ),
@@ -652,6 +665,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
     kind: `'${spec.name}'`,
     source: '$6::text',
     requestId: '$7::text',
+    query: '$8::text',
     bodies: '$5::json',
     one,
   })}`;
@@ -673,7 +687,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
       const all = [input.tenantId, input.now, JSON.stringify(input.rows.map((row, ord) => ({ ord, permalink: row.permalink }))), input.syncRunTime];
       if (!history) return all;
       if (!input.history) throw new Error(`delete_${spec.name}_history: the statement records history and was given none`);
-      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId];
+      return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query];
     },
     read(rows, count) {
       const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));

@@ -177,13 +177,17 @@ function ingestMutations(operation: IngestOperation) {
     ...(operation.syncRunTime === 'absent' ? {} : { syncRunTime: t.arg({ type: 'DateTime', description: syncRunTimeDescriptions[operation.syncRunTime] }) }),
     dryRun: t.arg.boolean({ description: dryRunArgDescription }),
   });
-  /** The mutation's request: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument. */
-  const open = (ctx: RequestContext, dryRun: boolean | null | undefined, body?: unknown) =>
+  /**
+   * The mutation's request: the writing tenant, `Service-Ingest-Source` read as REST reads it, the `dryRun` argument;
+   * its `syncRunTime` kept in the payload history as REST's query string would carry it.
+   */
+  const open = (ctx: RequestContext, dryRun: boolean | null | undefined, syncRunTime: Date | null | undefined, body?: unknown) =>
     openIngestRequest(operation, {
       services: ctx.services,
       tenant: writableTenantOf(ctx),
       requestId: ctx.requestId,
       headers: ctx.request.headers,
+      query: syncRunTime ? `sync_run_time=${syncRunTime.toISOString()}` : null,
       now: ctx.now,
       body,
       dryRun,
@@ -196,14 +200,17 @@ function ingestMutations(operation: IngestOperation) {
       args: { input: t.arg({ type: input.type, required: true, description: "The record: the REST body's fields in camelCase." }), ...args(t) },
       resolve: async (_root, args, ctx) => {
         const record = input.toRecord(args.input);
+        const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime;
         const request = (() => {
           try {
-            return open(ctx, args.dryRun, { [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)] });
+            return open(ctx, args.dryRun, syncRunTime, {
+              [spec.permalinkField]: (args.input as Record<string, unknown>)[input.inputField(spec.permalinkField)],
+            });
           } catch (thrown) {
             throw input.renameFields(thrown);
           }
         })();
-        const { dryRun, result } = await request.single(record, (args as { syncRunTime?: Date | null }).syncRunTime);
+        const { dryRun, result } = await request.single(record, syncRunTime);
         const answer = inGraphql(input, result);
         // GraphQL answers a rejected record as the field's error.
         if (!answer.ok) throw answer.error;
@@ -231,7 +238,7 @@ function ingestMutations(operation: IngestOperation) {
       resolve: async (_root, args, ctx) => {
         const records = (args.inputs as Record<string, unknown>[]).map((one) => input.toRecord(one));
         const syncRunTime = (args as { syncRunTime?: Date | null }).syncRunTime;
-        const { dryRun, results } = await open(ctx, args.dryRun).bulk(records, { syncRunTime, field: 'inputs' });
+        const { dryRun, results } = await open(ctx, args.dryRun, syncRunTime).bulk(records, { syncRunTime, field: 'inputs' });
         return results.map((one): BulkRecord => ({ ...one, result: inGraphql(input, one.result), dryRun }));
       },
     }),

@@ -2,21 +2,23 @@
  * The browser pages work offline: GraphiQL, the API reference and the landing page load in headless
  * Chromium with every request to another host blocked (and recorded: none may be made), a query runs
  * in GraphiQL with a key typed into its headers pane, and the API reference lists every route.
- * Saves the screenshots the README and the first-sync tutorial show (docs/screenshots/).
+ * Saves the screenshots the README and the first-sync tutorial show (`docs/screenshots/` under
+ * `npm run screenshots`; a temporary folder otherwise: screenshots.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { restRoutes } from '../../src/routes.js';
 import { apiFor, createTestApp, type TestApp, type TestTenant } from '../helpers/app.js';
+import { screenshotFolder } from './screenshots.js';
 import { seedExample } from './seed-example.js';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const screenshots = resolve(import.meta.dirname, '../../docs/screenshots');
+const screenshots = screenshotFolder();
 
 let testApp: TestApp;
 let server: Server;
@@ -147,7 +149,7 @@ describe('offline pages in Chromium', () => {
     const result = await editorText(page, '.graphiql-response');
     expect(result).toContain('"totalCount"');
     expect(result).not.toContain('"errors"');
-    await page.screenshot({ path: join(screenshots, 'graphiql.png') });
+    await page.screenshot({ path: screenshots.path('graphiql.png') });
 
     // A new GraphiQL tab (+) runs a query with the same key, without typing it again.
     await page.getByRole('button', { name: /New tab/i }).click();
@@ -178,7 +180,7 @@ describe('offline pages in Chromium', () => {
       await expect.poll(() => body.innerText(), { timeout: 60_000 }).toContain(route.doc.summary);
     }
     await expect(page.getByText('/api/v1/loads/upsert').first().isVisible()).resolves.toBe(true);
-    await page.screenshot({ path: join(screenshots, 'api-reference.png') });
+    await page.screenshot({ path: screenshots.path('api-reference.png') });
     await page.close();
   });
 

@@ -52,7 +52,10 @@ const checks: Record<string, (spec: Spec) => string | null> = {
     const path = `src/domain/${folderOf(spec)}/graphql.ts`;
     if (!exists(path)) return `${path} does not exist`;
     const text = read(path);
-    return text.includes(`'${spec.model}'`) ? null : `${path} defines no object type of model ${spec.model}`;
+    if (!text.includes(`'${spec.model}'`)) return `${path} defines no object type of model ${spec.model}`;
+    return /\.\.\.storedFields\(t, \w+Record/.test(text)
+      ? null
+      : `${path}: the ${spec.model} object does not take its stored fields from the declaration (storedFields)`;
   },
   'prisma/schema.prisma': (spec) => {
     const model = new RegExp(`^model ${spec.model} \\{([\\s\\S]*?)^\\}`, 'm').exec(read('prisma/schema.prisma'))?.[1];

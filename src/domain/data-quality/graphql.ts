@@ -28,29 +28,42 @@ const firstExamples = { defaultValue: 5, description: `How many permalinks, newe
 type FieldOfWindow = FieldCoverage & { tenantId: string; since: Date };
 
 const FieldCoverageType = builder.objectRef<FieldOfWindow>('FieldCoverage').implement({
-  description: 'How many accepted records of a kind carried one recommended field over the window, and what the field feeds.',
+  description:
+    'One recommended field of a kind over the window: how many records leave it empty (`recordsMissing`, with `missingExamples`), how many accepted writes carried it (`present`, `missing`: the coverage of api-contract.md F), and what it feeds.',
   fields: (t) => ({
     field: t.exposeString('field', { nullable: false, description: 'The contract field (its REST name, as `details` and rejections name fields).' }),
     feeds: t.exposeString('feeds', {
       nullable: false,
       description: `The feature of the service that depends on the field, from its declaration (the same text as in the OpenAPI description). A field no feature reads yet says so: "${shownOnlyPrefix} …".`,
     }),
-    present: t.exposeInt('present', { nullable: false, description: 'Accepted records (processed, skipped or duplicate) that carried a non-empty value.' }),
-    missing: t.exposeInt('missing', { nullable: false, description: 'Accepted records that left it absent, null or blank.' }),
+    present: t.exposeInt('present', {
+      nullable: false,
+      description:
+        "Accepted writes of the window (processed, skipped or duplicate: a re-post counts again) that carried a non-empty value: the contract's coverage, narrowed by `source`. Records are `recordsMissing`.",
+    }),
+    missing: t.exposeInt('missing', {
+      nullable: false,
+      description: 'Accepted writes of the window that left it absent, null or blank (narrowed by `source`).',
+    }),
     ratio: t.float({
       nullable: true,
-      description: '`present / (present + missing)`; null when both are 0.',
+      description: '`present / (present + missing)`, over writes; null when both are 0.',
       resolve: (f) => f.ratio,
+    }),
+    recordsMissing: t.exposeInt('recordsMissing', {
+      nullable: false,
+      description:
+        "Of the kind's `records` (each record written in the window once, by the values its latest write stored), those whose stored value is absent, null or blank: how many `missingExamples` would list. Every source.",
     }),
     missingExamples: t.stringList({
       nullable: false,
       description:
-        "Permalinks of the tenant's stored records of this kind written in the window that lack the field (null or blank), newest first: the records to fix (read from the stored records, whatever their source). Empty when no accepted record of the window missed it.",
+        "Permalinks of the tenant's stored records of this kind written in the window that lack the field (null or blank), newest first: the records to fix (read from the stored records, whatever their source; `recordsMissing` counts them).",
       args: { first: t.arg.int(firstExamples) },
       ...pageSize(maxExamples),
       complexity: (args) => ({ field: 5, multiplier: Math.max(1, args.first ?? 5) }),
       resolve: (f, { first }, ctx) =>
-        f.missing === 0 || first === 0
+        f.recordsMissing === 0 || first === 0
           ? []
           : readMissingExamples(ctx.services.db, { tenantId: f.tenantId, kind: f.kind, field: f.field, since: f.since, first: first ?? 5 }),
     }),
@@ -63,7 +76,16 @@ const KindQualityType = builder.objectRef<KindOfWindow>('KindQuality').implement
   description: 'The recommended fields of one record kind over the window.',
   fields: (t) => ({
     kind: t.field({ nullable: false, type: IngestRecordKindEnum, description: 'The record kind.', resolve: (k) => k.kind }),
-    records: t.exposeInt('records', { nullable: false, description: 'Accepted records of the kind over the window (dry runs and rejections aside).' }),
+    records: t.exposeInt('records', {
+      nullable: false,
+      description:
+        "The tenant's live records of the kind written in the window, each counted once (by its latest write: a skipped re-post is not a write of the record), whatever source wrote them.",
+    }),
+    writes: t.exposeInt('writes', {
+      nullable: false,
+      description:
+        "Accepted writes of the kind counted in the window (processed, skipped or duplicate; dry runs and rejections aside), narrowed by `source`: what each field's `present + missing` adds up to.",
+    }),
     fields: t.field({
       nullable: false,
       type: [FieldCoverageType],
@@ -122,12 +144,13 @@ builder.queryField('dataQuality', (t) =>
     nullable: false,
     type: DataQualityType,
     description:
-      'Data quality of the tenant over a window: per kind, how many accepted records carried each recommended field (and what it feeds), and the findings across stored records, each with the permalinks to fix.',
+      'Data quality of the tenant over a window: per kind, the records written and how many leave each recommended field empty (and what it feeds), the accepted writes that carried it, and the findings across stored records, each with the permalinks to fix.',
     args: {
       since: t.arg({ type: 'DateTime', description: 'Start of the window; default 24 hours ago.' }),
       source: t.arg({
         type: IngestSourceEnum,
-        description: "Only this ingest source's records in the coverage (the findings read stored records: every source).",
+        description:
+          "Only this ingest source's writes in the coverage (`writes`, `present`, `missing`); records, `recordsMissing`, examples and findings read the stored records: every source.",
       }),
     },
     complexity: 100,

@@ -1,9 +1,11 @@
 /**
- * Data quality of one tenant (api-contract.md F; docs/decisions/0035-data-quality.md): per record
- * kind, how many accepted records carried each recommended field and what that field feeds (the
- * field coverage counted by the write statements, db/field-coverage.ts), and the findings: checks
- * across stored records that no single request can fail, each with a count and the newest permalinks
- * to fix. Read by GraphQL `dataQuality` (graphql.ts).
+ * Data quality of one tenant (api-contract.md F; docs/decisions/0035-data-quality.md,
+ * docs/decisions/0040-quality-counts-records.md): per record kind, the records written in the window
+ * (each once, by its latest write: the values it holds now) and, per recommended field, how many of
+ * them leave it empty, read from the stored records; beside them the contract's coverage, which counts
+ * writes (every accepted write, skipped re-posts included, per source: the write statements' counters,
+ * db/field-coverage.ts); and the findings: checks across stored records that no single request can
+ * fail, each with a count and the newest permalinks to fix. Read by GraphQL `dataQuality` (graphql.ts).
  *
  * Every finding is computed on demand for the window, by one index-backed statement that starts at
  * the tenant's loads active since `since` (`load_activity (tenant_id, last_activity_at)`: every child's
@@ -38,16 +40,22 @@ export interface FieldCoverage {
   kind: RecordKind;
   field: string;
   feeds: string;
+  /** Accepted writes of the window that carried a non-empty value (the contract's coverage: skipped and duplicate writes too). */
   present: number;
+  /** Accepted writes of the window that left it empty. */
   missing: number;
   /** present / (present + missing); null when both are 0. */
   ratio: number | null;
+  /** Records of the window (`KindQuality.records`) whose stored value is empty: those `missingExamples` lists. */
+  recordsMissing: number;
 }
 
 export interface KindQuality {
   kind: RecordKind;
-  /** Accepted records of the kind counted in the window. */
+  /** Live records of the kind written in the window, each counted once (by its latest write), whatever its source. */
   records: number;
+  /** Accepted writes of the kind counted in the window (processed, skipped, duplicate), of the source asked for. */
+  writes: number;
   fields: FieldCoverage[];
 }
 
@@ -137,6 +145,36 @@ export async function readMissingExamples(db: Database, q: { tenantId: string; k
     [q.tenantId, q.since, q.first],
   );
   return rows.map((row) => row.permalink);
+}
+
+/**
+ * The records of each kind written in the window, each once with the values its latest write stored,
+ * and per recommended field how many leave it empty: one statement per kind over the rows
+ * `readMissingExamples` reads (so a field's count is the number of records it would list).
+ */
+async function readRecordCounts(
+  db: Database,
+  q: { tenantId: string; since: Date },
+): Promise<Map<RecordKind, { records: number; missing: Map<string, number> }>> {
+  const counted = recordSpecs.filter((spec) => recommendedFields(spec).length);
+  const answers = await Promise.all(
+    counted.map(async (spec) => {
+      const fields = recommendedFields(spec).map(({ field }) => field);
+      const w = windowed[spec.kind];
+      const sums = fields.map((field, i) => {
+        const { column, type } = columnOf(spec, field);
+        return `, count(*) FILTER (WHERE ${missingSql(`t."${column}"`, type)})::int8 AS m${i}`;
+      });
+      const [row] = await db.sql.query<Record<string, unknown>>(
+        `SELECT count(*)::int8 AS records${sums.join('')} FROM ${w.from} WHERE ${w.where}`,
+        [q.tenantId, q.since],
+        `quality_records_${spec.kind}`,
+      );
+      const missing = new Map(fields.map((field, i) => [field, Number(row?.[`m${i}`] ?? 0)]));
+      return [spec.kind, { records: Number(row?.records ?? 0), missing }] as const;
+    }),
+  );
+  return new Map(answers);
 }
 
 /** One finding's statement: the matches (`permalink` and an `at` to order them, newest first) as SQL over $1 tenant, $2 since, $4 now. */
@@ -239,20 +277,23 @@ export async function readDataQuality({ db, tenantId, now, since, source = null 
   const start = windowStart(now, since);
   if (Number.isNaN(start.getTime())) throw new AppError('validation_failed', 'since must be a date-time.', [{ field: 'since', issue: 'must be a date-time' }]);
   const q = { tenantId, since: start, now };
-  const [coverage, ...findings] = await Promise.all([
+  const [coverage, stored, ...findings] = await Promise.all([
     readFieldCoverage(db.sql, { tenantId, since: start, source }),
+    readRecordCounts(db, q),
     ...checks.map((check) => readFinding(db, check, q)),
     readUnmappedFinding(db, tenantId),
   ]);
   const counted = new Map(coverage.fields.map((row) => [`${row.kind}|${row.field}`, row]));
   const kinds = recordSpecs.flatMap((spec): KindQuality[] => {
+    const records = stored.get(spec.kind);
     const fields = recommendedFields(spec).map(({ field, feeds }) => {
       const row = counted.get(`${spec.kind}|${field}`);
       const present = row?.present ?? 0;
       const missing = row?.missing ?? 0;
-      return { kind: spec.kind, field, feeds, present, missing, ratio: present + missing === 0 ? null : present / (present + missing) };
+      const recordsMissing = records?.missing.get(field) ?? 0;
+      return { kind: spec.kind, field, feeds, present, missing, ratio: present + missing === 0 ? null : present / (present + missing), recordsMissing };
     });
-    return fields.length ? [{ kind: spec.kind, records: coverage.records.get(spec.kind) ?? 0, fields }] : [];
+    return fields.length ? [{ kind: spec.kind, records: records?.records ?? 0, writes: coverage.records.get(spec.kind) ?? 0, fields }] : [];
   });
   return { tenantId, since: start, source, kinds, findings };
 }

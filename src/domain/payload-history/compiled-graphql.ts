@@ -13,6 +13,7 @@ compiledType('PayloadRecord', {
   // The enums' GraphQL names are the stored values in upper case (IngestSource, UpsertStatus).
   source: (row) => `upper(${row}.source)`,
   requestId: (row) => `${row}.request_id`,
+  query: (row) => `${row}.query`,
   outcome: (row) => `upper(${row}.outcome)`,
   changed: (row) => `${row}.changed`,
   body: (row) => `${row}.body`,

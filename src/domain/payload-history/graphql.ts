@@ -25,6 +25,11 @@ const PayloadRecord = builder.objectRef<PayloadRow>('PayloadRecord').implement({
       resolve: (row) => row.source as IngestSourceName,
     }),
     requestId: t.exposeString('requestId', { nullable: true, description: "The request's id, as answered in its `X-Request-Id` header." }),
+    query: t.exposeString('query', {
+      nullable: true,
+      description:
+        "The request's parameters as received: REST's query string without `?` (`sync_run_time=…`, verbatim, a misspelt one too); a GraphQL write's `syncRunTime` written the same way. Null when the request had none (and for writes kept before it was recorded).",
+    }),
     outcome: t.field({ type: UpsertStatusEnum, description: 'What the write was answered.', resolve: (row) => row.outcome as UpsertStatus }),
     changed: t.exposeBoolean('changed', {
       description: 'Whether the write changed the stored record: created it, or replaced a stored value with a different one.',

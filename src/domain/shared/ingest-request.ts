@@ -59,6 +59,12 @@ export interface IngestRequestOrigin {
   /** The request's id, as answered in `X-Request-Id` (kept with the payload history of its writes). */
   requestId: string;
   headers: Headers;
+  /**
+   * The request's parameters as received, kept with the payload history of its writes: REST's query
+   * string without `?`; a GraphQL write's arguments beside its input, written the same way
+   * (graphql/ingest-mutation.ts). Null or absent: none.
+   */
+  query?: string | null;
   now: Date;
   /**
    * Whether the request is a dry run: GraphQL's `dryRun` argument, or REST's `dry_run` query values
@@ -73,10 +79,13 @@ export interface IngestRequestOrigin {
  * Opens a request of `operation`: reads `dry_run`, then `Service-Ingest-Source` (a bad value is the
  * request's rejection, reported and thrown; a dry run's as a dry run's).
  */
-export function openIngestRequest(operation: IngestOperation, { services, tenant, requestId, headers, now, body, dryRun }: IngestRequestOrigin): IngestRequest {
+export function openIngestRequest(
+  operation: IngestOperation,
+  { services, tenant, requestId, headers, query, now, body, dryRun }: IngestRequestOrigin,
+): IngestRequest {
   const { ingestion, spec } = operation;
   const { db, sequencer, statistics, recorder, logger, config } = services;
-  const history = config.payloadHistory.days > 0 ? { requestId } : null;
+  const history = config.payloadHistory.days > 0 ? { requestId, query: query || null } : null;
   const scope: IngestScope = {
     db,
     sequencer,

@@ -18,7 +18,7 @@ const query = /* GraphQL */ `
   query ($since: DateTime, $source: IngestSource) {
     dataQuality(since: $since, source: $source) {
       since
-      kinds { kind records fields { field feeds present missing ratio missingExamples(first: 10) } }
+      kinds { kind records writes fields { field feeds present missing ratio recordsMissing missingExamples(first: 10) } }
       findings { code kind count message examples(first: 10) }
     }
   }
@@ -30,11 +30,12 @@ interface Field {
   present: number;
   missing: number;
   ratio: number | null;
+  recordsMissing: number;
   missingExamples: string[];
 }
 interface Quality {
   since: string;
-  kinds: { kind: string; records: number; fields: Field[] }[];
+  kinds: { kind: string; records: number; writes: number; fields: Field[] }[];
   findings: { code: string; kind: string; count: number; message: string; examples: string[] }[];
 }
 
@@ -87,9 +88,10 @@ describe('field coverage', () => {
     expect(dry.status).toBe(200);
     await gqlData(api, 'mutation ($input: LoadInput!) { upsertLoad(input: $input, dryRun: true) { status } }', { input: toInput(loadBody(tenant)) });
 
-    // 6 accepted loads: blanks twice (processed, skipped), 2 full, 2 via GraphQL.
+    // 6 accepted writes of 5 loads: blanks twice (processed, skipped), 2 full, 2 via GraphQL.
     const q = await quality(api);
-    expect(kindOf(q, 'LOAD').records).toBe(6);
+    expect(kindOf(q, 'LOAD')).toMatchObject({ records: 5, writes: 6 });
+    expect(fieldOf(q, 'LOAD', 'bol_number')).toMatchObject({ recordsMissing: 1, missingExamples: [blanks.native_system_load_permalink] });
     expect(fieldOf(q, 'LOAD', 'bol_number')).toMatchObject({ present: 4, missing: 2, ratio: 4 / 6 });
     expect(fieldOf(q, 'LOAD', 'po_number')).toMatchObject({ present: 4, missing: 2 });
     expect(fieldOf(q, 'LOAD', 'native_system_customer_reference_number')).toMatchObject({ present: 4, missing: 2 });
@@ -107,19 +109,19 @@ describe('field coverage', () => {
     expect((await api.post(routes.load_leg, orphan)).body.error.code).toBe('parent_not_found');
 
     const q = await quality(api);
-    expect(kindOf(q, 'LOAD_UPDATE').records).toBe(2);
+    expect(kindOf(q, 'LOAD_UPDATE')).toMatchObject({ records: 1, writes: 2 });
     expect(fieldOf(q, 'LOAD_UPDATE', 'city')).toMatchObject({ present: 2, missing: 0, ratio: 1 });
     expect(fieldOf(q, 'LOAD_UPDATE', 'latitude')).toMatchObject({ present: 0, missing: 2, ratio: 0 });
-    expect(kindOf(q, 'LOAD_LEG').records).toBe(0);
+    expect(kindOf(q, 'LOAD_LEG')).toMatchObject({ records: 0, writes: 0 });
     expect((await coverageRows(testApp, tenant.id)).map((row) => row.kind)).toEqual(['load', 'load_update', 'load_update']);
   });
 
   test('ratio is null when nothing was counted; every recommended field names what it feeds', async ({ api }) => {
     const q = await quality(api);
     for (const kind of q.kinds) {
-      expect(kind.records).toBe(0);
+      expect(kind).toMatchObject({ records: 0, writes: 0 });
       for (const field of kind.fields) {
-        expect(field).toMatchObject({ present: 0, missing: 0, ratio: null, missingExamples: [] });
+        expect(field).toMatchObject({ present: 0, missing: 0, ratio: null, recordsMissing: 0, missingExamples: [] });
         expect(field.feeds.length).toBeGreaterThan(10);
       }
     }
@@ -127,14 +129,14 @@ describe('field coverage', () => {
     expect(fieldOf(q, 'LOAD_LEG', 'native_system_load_unique_key').feeds).toMatch(/View in TMS/);
   });
 
-  test('the source argument counts one ingest source only', async ({ api, tenant }) => {
+  test('the source argument counts one ingest source only (its writes; the records are every source)', async ({ api, tenant }) => {
     await api.post(routes.carrier, carrierBody(tenant, { mc_number: null }), { 'service-ingest-source': 'pull' });
     await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' });
     await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' });
     expect(fieldOf(await quality(api, { source: 'PULL' }), 'CARRIER', 'mc_number')).toMatchObject({ present: 0, missing: 1 });
     expect(fieldOf(await quality(api, { source: 'WEBHOOK' }), 'CARRIER', 'mc_number')).toMatchObject({ present: 2, missing: 0 });
     expect(fieldOf(await quality(api), 'CARRIER', 'mc_number')).toMatchObject({ present: 2, missing: 1 });
-    expect(kindOf(await quality(api, { source: 'UNSPECIFIED' }), 'CARRIER').records).toBe(0);
+    expect(kindOf(await quality(api, { source: 'UNSPECIFIED' }), 'CARRIER')).toMatchObject({ records: 3, writes: 0 });
   });
 
   test('since defaults to 24 hours ago: an hour counted 23 hours ago is read, one 25 hours ago is not', async ({ testApp, api, tenant }) => {
@@ -149,6 +151,28 @@ describe('field coverage', () => {
     await withClockAhead(testApp.clock, 25 * 3_600_000, async () => expect(records(await quality(api))).toBe(0));
     // An explicit since after the write's hour reads nothing.
     expect(records(await quality(api, { since: new Date(Date.now() + 2 * 3_600_000).toISOString() }))).toBe(0);
+  });
+
+  test('records count each record once by its latest write; writes count every accepted write (issue 37: "409 records" for 206 loads)', async ({
+    api,
+    tenant,
+  }) => {
+    // Fixed by its second post: two writes, one lacking bol_number; the record holds it now.
+    const fixed = loadBody(tenant, { bol_number: null });
+    await seed(api, routes.load, fixed);
+    await seed(api, routes.load, { ...fixed, bol_number: 'BOL-1' });
+    // Re-posted stale: skipped, so the record keeps what its latest write stored (no bol_number).
+    const stale = loadBody(tenant, { bol_number: null });
+    await seed(api, routes.load, stale);
+    for (let i = 0; i < 3; i++) expect((await api.post(`${routes.load}?sync_run_time=2000-01-01T00:00:00Z`, stale)).body.status).toBe('skipped');
+    await seed(api, routes.load, loadBody(tenant));
+    const q = await quality(api);
+    expect(kindOf(q, 'LOAD')).toMatchObject({ records: 3, writes: 7 });
+    const bol = fieldOf(q, 'LOAD', 'bol_number');
+    expect(bol).toMatchObject({ present: 2, missing: 5, recordsMissing: 1, missingExamples: [stale.native_system_load_permalink] });
+    // A deleted record is no longer one to fix.
+    expect((await api.post('/api/v1/loads/delete', { native_system_load_permalink: stale.native_system_load_permalink })).status).toBe(200);
+    expect(fieldOf(await quality(api), 'LOAD', 'bol_number')).toMatchObject({ recordsMissing: 0, missingExamples: [] });
   });
 
   test('missingExamples: the newest records of the window lacking the field', async ({ api, tenant }) => {

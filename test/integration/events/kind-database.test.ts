@@ -94,14 +94,14 @@ describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('record kin
 const withSnapshots = recordSpecs.filter((spec) => spec.events.snapshot !== null);
 
 describe.each(withSnapshots.map((spec) => [spec.kind, spec] as const))('record kind %s: its events', (kind, spec) => {
-  test("its events' snapshot holds every column of the table but those the declaration omits", async () => {
+  test("its events' snapshot holds every column of the table but those the declaration hides", async () => {
     const written = await writeEveryKind(database.db.sql, `-${kind}`);
     const [event] = await database.db.sql.query<{ data: Record<string, Record<string, unknown>> }>(
       `SELECT data FROM load_events WHERE tenant_id = $1::uuid AND type = $2 AND data -> $3 ->> 'permalink' = $4 ORDER BY id LIMIT 1`,
       [tenantId, spec.events.created, spec.events.snapshot, written[spec.table]],
     );
     const snapshot = event!.data[spec.events.snapshot!]!;
-    const omitted = new Set((spec.events.omit ?? []).map((field) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column));
+    const omitted = new Set((spec.hidden ?? []).map((field) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column));
     const parentColumns = new Set(spec.parents.map((p) => p.column));
     const expected = (columnsOf.get(spec.table) ?? [])
       .filter((c) => !c.generated && !omitted.has(c.name) && !['id', 'tenant_id', 'fresh_at', 'deleted_at'].includes(c.name))
@@ -144,7 +144,7 @@ describe('no procedural work per record', () => {
         syncRunTime: null,
         present: [],
         rows: Array.from({ length: 20 }, (_, i) => ({ permalink: `load-bulk${i}-kinds`, values: [], parents: [], extra: {} })),
-        history: { bodies: Array.from({ length: 20 }, () => ({})), source: 'pull', requestId: null },
+        history: { bodies: Array.from({ length: 20 }, () => ({})), source: 'pull', requestId: null, query: null },
       };
       await sql.query(load.text, load.params(input), load.name);
       const [deleted] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM stops WHERE tenant_id = $1::uuid AND deleted_at IS NOT NULL`, [
@@ -177,7 +177,7 @@ describe('a single-record write is planned for one row', () => {
           extra: {},
         },
       ],
-      history: { bodies: [{}], source: 'pull', requestId: null },
+      history: { bodies: [{}], source: 'pull', requestId: null, query: null },
       coverage: { presence: [[1]], source: 'pull' },
     };
     const plan = await database.db.rehearse((sql) => sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.params(input)));

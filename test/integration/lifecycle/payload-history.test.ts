@@ -21,12 +21,13 @@ interface PayloadRecord {
   receivedAt: string;
   source: string;
   requestId: string | null;
+  query: string | null;
   outcome: string;
   changed: boolean;
   body: Body;
 }
 
-const historyFields = 'receivedAt source requestId outcome changed body';
+const historyFields = 'receivedAt source requestId query outcome changed body';
 
 /** `history(first:)` of one record, read as a client would (the shared read-back: load updates through their load). */
 async function historyOf(api: Api, kind: RecordKind, body: Body, first?: number, includeDeleted = false): Promise<PayloadRecord[]> {
@@ -62,7 +63,7 @@ describe('every kind, both transports, single and bulk', () => {
       expect(res.headers.get('x-request-id')).toBe(`hist-single-${kind}`);
       const [row, ...rest] = await historyOf(api, kind, single);
       expect(rest).toEqual([]);
-      expect(row).toMatchObject({ source: 'PULL', requestId: `hist-single-${kind}`, outcome: 'PROCESSED', changed: true });
+      expect(row).toMatchObject({ source: 'PULL', requestId: `hist-single-${kind}`, query: null, outcome: 'PROCESSED', changed: true });
       expect(JSON.stringify(row!.body)).toBe(JSON.stringify(single));
 
       const bulkBodies = [verbatim(make(kind)), verbatim(make(kind))];
@@ -261,11 +262,12 @@ describe('outcomes and order', () => {
     expect((await api.post(`${routes.load}?sync_run_time=2026-11-20T09:00:00Z`, stale)).body.status).toBe('skipped');
 
     const history = await historyOf(api, 'load', load);
-    expect(history.map((h) => [h.outcome, h.changed, h.body.native_system_load_status])).toEqual([
-      ['SKIPPED', false, 'Delivered'],
-      ['PROCESSED', true, 'In Transit'],
-      ['PROCESSED', false, 'Booked'],
-      ['PROCESSED', true, 'Booked'],
+    // Each with the query string that explains it: the skipped one's sync_run_time is older than the stored one.
+    expect(history.map((h) => [h.outcome, h.changed, h.body.native_system_load_status, h.query])).toEqual([
+      ['SKIPPED', false, 'Delivered', 'sync_run_time=2026-11-20T09:00:00Z'],
+      ['PROCESSED', true, 'In Transit', 'sync_run_time=2026-11-20T12:00:00Z'],
+      ['PROCESSED', false, 'Booked', 'sync_run_time=2026-11-20T11:00:00Z'],
+      ['PROCESSED', true, 'Booked', 'sync_run_time=2026-11-20T10:00:00Z'],
     ]);
     expect((await historyOf(api, 'load', load, 2)).map((h) => h.body.native_system_load_status)).toEqual(['Delivered', 'In Transit']);
     expect(await historyOf(api, 'load', load, 0)).toEqual([]);
@@ -277,6 +279,23 @@ describe('outcomes and order', () => {
       ['DUPLICATE', false],
       ['PROCESSED', true],
     ]);
+  });
+
+  test("the request's parameters are kept as received: REST's query string (bulk and delete too), GraphQL's syncRunTime", async ({ api, tenant }) => {
+    const make = await bodyMaker(api, tenant);
+    const [a, b] = [make('load'), make('load')];
+    const query = 'dry_run=false&sync_run_time=2026-11-20T10%3A00%3A00Z';
+    expect((await api.post(`${bulkRestPath(recordSpecOf.load)}?${query}`, { records: [a, b] })).status).toBe(200);
+    for (const body of [a, b]) expect((await historyOf(api, 'load', body))[0]?.query).toBe(query);
+    const removed = await api.post(`/api/v1/loads/delete?sync_run_time=2026-11-20T11:00:00Z`, deleteBodyOf('load', a));
+    expect(removed.body.status).toBe('processed');
+    expect((await tombstoneHistory(api, 'load', a))[0]).toMatchObject({ outcome: 'PROCESSED', query: 'sync_run_time=2026-11-20T11:00:00Z' });
+    await gqlData(api, 'mutation ($input: LoadInput!, $s: DateTime) { upsertLoad(input: $input, syncRunTime: $s) { status } }', {
+      input: toInput(b),
+      s: '2026-11-20T12:00:00Z',
+    });
+    await gqlData(api, upsertMutations.load, { input: toInput(b) });
+    expect((await historyOf(api, 'load', b)).map((h) => h.query)).toEqual([null, 'sync_run_time=2026-11-20T12:00:00.000Z', query]);
   });
 
   test('a skipped or duplicate write drops cached answers: the next read shows its body', async ({ testApp, tenant }) => {
