@@ -12,6 +12,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
 import type { RecordSpec } from '../../src/domain/shared/record.js';
+import { distributedTables } from '../../src/db/distribution.js';
 import { recordObjects } from '../../src/graphql/schema.js';
 import { fullBodies } from '../factories/records.js';
 
@@ -96,6 +97,10 @@ const checks: Record<string, (spec: Spec) => string | null> = {
       ? null
       : `src/console/console.html: the record lookup has no ${lookup} option`;
   },
+  'src/client/types.ts': (spec) =>
+    new RegExp(`^  ${spec.kind}: \\w+;`, 'm').test(read('src/client/types.ts')) ? null : `src/client/types.ts: RecordOf has no ${spec.kind}`,
+  'src/db/distribution.ts': (spec) =>
+    (distributedTables.record as readonly string[]).includes(spec.table) ? null : `src/db/distribution.ts: distributedTables.record has no ${spec.table}`,
   'test/factories/records.ts': (spec) => (spec.kind in fullBodies ? null : `test/factories/records.ts: fullBodies has no ${spec.kind}`),
   'docs/reference/rest.md': (spec) =>
     new RegExp(`/api/v1/(${escape(spec.rest.collection)}|\\{[^}]*\\b${escape(spec.rest.collection)}\\b[^}]*\\})/`).test(read('docs/reference/rest.md'))
