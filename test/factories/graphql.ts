@@ -1,9 +1,11 @@
 /** GraphQL request helpers: data when there must be no error, the first error when there must be one. */
+import type { GraphQLObjectType } from 'graphql';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { enumDescriptionsOf } from '../../src/domain/shared/fields.js';
 import { enumValueName } from '../../src/graphql/enums.js';
+import { schema } from '../../src/graphql/schema.js';
 import { camelCase } from '../../src/domain/shared/fields.js';
 import type { Api } from '../helpers/app.js';
 
@@ -73,3 +75,49 @@ export const loadTreeFields = /* GraphQL */ `
   updates(first: 5) { permalink type occurredAt status phase latitude longitude city state country eta message source createdAt }
   phaseHistory { fromPhase toPhase status changedAt }
 `;
+
+type Body = Record<string, unknown>;
+
+/**
+ * How a record of each kind is read back over GraphQL, as a client reads it, derived from the registry and
+ * the schema: through the kind's root field by permalink (`graphql.rootFields`, `loadLeg` for `load_leg`), or,
+ * for a kind without one, through the list of its records on its load (`Load.updates` for load updates).
+ * Answers the record's `selection`, or null when no such record is read.
+ */
+const readers: Map<RecordKind, (api: Api, body: Body, selection: string, includeDeleted: boolean) => Promise<Body | null>> = new Map(
+  recordSpecs.map((spec) => {
+    const permalinkOf = (body: Body) => body[spec.permalinkField] as string;
+    const root = spec.graphql.rootFields.find((field) => field === camelCase(spec.kind));
+    if (root) {
+      const read = async (api: Api, body: Body, selection: string, includeDeleted: boolean) =>
+        ((
+          await gqlData(api, `query ($p: String!, $d: Boolean) { r: ${root}(permalink: $p, includeDeleted: $d) { ${selection} } }`, {
+            p: permalinkOf(body),
+            d: includeDeleted,
+          })
+        ).r ?? null) as Body | null;
+      return [spec.kind, read] as const;
+    }
+    const loadType = schema.getType('Load') as GraphQLObjectType;
+    // A list of the kind's object (`[LoadUpdate!]!`), read from the type's name (no `instanceof` across graphql copies).
+    const list = Object.values(loadType.getFields()).find((field) => new RegExp(`^\\[${spec.model}!?\\]!?$`).test(String(field.type)));
+    if (!list || spec.load === null || spec.load === 'self') throw new Error(`test/factories/graphql.ts: no way to read a ${spec.kind} back over GraphQL`);
+    const loadField = spec.load;
+    const read = async (api: Api, body: Body, selection: string, includeDeleted: boolean) => {
+      const data = await gqlData(
+        api,
+        `query ($p: String!, $d: Boolean) { load(permalink: $p, includeDeleted: $d) { list: ${list.name}(first: 100) { permalink ${selection} } } }`,
+        {
+          p: body[loadField],
+          d: includeDeleted,
+        },
+      );
+      return ((data.load?.list as Body[] | undefined) ?? []).find((record) => record.permalink === permalinkOf(body)) ?? null;
+    };
+    return [spec.kind, read] as const;
+  }),
+);
+
+/** A record read back over GraphQL by the body it was posted with (null when none is read). */
+export const readBack = (api: Api, kind: RecordKind, body: Body, selection = 'permalink', { includeDeleted = false } = {}) =>
+  readers.get(kind)!(api, body, selection, includeDeleted);

@@ -8,11 +8,11 @@
  * below no step names, or a file of `src/` that lists every kind and no step names), and, naming the file
  * and the kind, when a kind misses a step.
  */
-import { distributedTables } from '../../src/db/distribution.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
 import type { RecordSpec } from '../../src/domain/shared/record.js';
+import { distributedTables } from '../../src/db/distribution.js';
 import { recordObjects } from '../../src/graphql/schema.js';
 import { fullBodies } from '../factories/records.js';
 

@@ -8,29 +8,54 @@ import { recordTableOf } from '../../src/domain/record-tables.js';
 import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
 import { createValidator, maxClockSkewMs, nulIssues, permalinkIssue, syncRunTimeIssue } from '../../src/domain/shared/validate.js';
 import { jsonDepth, parseJsonObject } from '../../src/http/request.js';
-import { carrierFields, loadFields, loadLegFields, loadUpdateFields, stopFields } from '../integration/rest/contract.js';
+import { carrierFields, loadFields, loadLegFields, loadUpdateFields, stopFields, type ContractField } from '../integration/rest/contract.js';
+import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
+import { bodyOf, parentBodies } from '../factories/records.js';
 import { carrierRecord } from '../../src/domain/carrier/schema.js';
-import { loadRecord } from '../../src/domain/load/schema.js';
 import { stopRecord } from '../../src/domain/stop/schema.js';
-import { loadUpdateRecord } from '../../src/domain/load-update/schema.js';
 
 const tenant = { id: '00000000-0000-0000-0000-000000000001', slug: 'acme', name: 'Acme', tmsUrlTemplate: null };
 const now = new Date('2026-05-01T12:00:00Z');
 
+/** The contract's field table of each kind (a kind of the registry missing here is a type error). */
+const contractTables: { readonly [Kind in RecordKind]: Record<string, ContractField> } = {
+  carrier: carrierFields,
+  load: loadFields,
+  load_leg: loadLegFields,
+  stop: stopFields,
+  load_update: loadUpdateFields,
+};
+
 describe('schemas match the contract tables', () => {
-  for (const [record, fields] of [
-    [carrierRecord, carrierFields],
-    [loadRecord, loadFields],
-    [loadLegRecord, loadLegFields],
-    [stopRecord, stopFields],
-    [loadUpdateRecord, loadUpdateFields],
-  ] as const) {
-    test(`${record.label}: the same fields, each with its x-service-importance`, () => {
-      const shape = (record.body as unknown as { shape: Record<string, { meta(): Record<string, unknown> | undefined }> }).shape;
-      expect(Object.keys(shape).sort()).toEqual(Object.keys(fields).sort());
-      for (const [name, field] of Object.entries(fields)) expect(shape[name]!.meta()?.['x-service-importance'], name).toBe(field.importance);
-    });
-  }
+  test.each(recordSpecs.map((record) => [record.label, record] as const))('%s: the same fields, each with its x-service-importance', (_label, record) => {
+    const fields = contractTables[record.kind];
+    const shape = (record.body as unknown as { shape: Record<string, { meta(): Record<string, unknown> | undefined }> }).shape;
+    expect(Object.keys(shape).sort()).toEqual(Object.keys(fields).sort());
+    for (const [name, field] of Object.entries(fields)) expect(shape[name]!.meta()?.['x-service-importance'], name).toBe(field.importance);
+  });
+});
+
+describe.each(recordSpecs.map((record) => [record.kind, record] as const))('the validator of %s (every kind of the registry)', (kind, record) => {
+  const validate = createValidator(record);
+  const full = () => bodyOf(kind, tenant, parentBodies(tenant), 'full');
+
+  test('accepts a body with every contract field, and keeps fields beyond the contract as extra', () => {
+    const body = full();
+    expect(Object.keys(body).sort()).toEqual(Object.keys(contractTables[kind]).sort());
+    const result = validate(tenant, { ...body, tms_custom: 1 });
+    expect(result.ok ? result.record.extra : result.issues).toEqual({ tms_custom: 1 });
+  });
+
+  test('refuses a body without its own permalink, or with one of another tenant', () => {
+    const { [record.permalinkField]: _permalink, ...rest } = full();
+    expect(validate(tenant, rest)).toMatchObject({ ok: false, issues: expect.arrayContaining([{ field: record.permalinkField, issue: 'is required' }]) });
+    const foreign = validate(tenant, { ...full(), [record.permalinkField]: 'X1-other' });
+    expect(foreign).toMatchObject({ ok: false, issues: expect.arrayContaining([expect.objectContaining({ field: record.permalinkField })]) });
+  });
+
+  test('company_permalink of another tenant throws tenant_mismatch', () => {
+    expect(() => validate(tenant, { ...full(), company_permalink: 'other' })).toThrow(expect.objectContaining({ code: 'tenant_mismatch' }));
+  });
 });
 
 describe('permalinkIssue', () => {

@@ -7,7 +7,7 @@ import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../.
 import { bulkMutationName, bulkRestPath } from '../../../src/domain/shared/record.js';
 import { camelCase } from '../../../src/domain/shared/fields.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
+import { bodyMaker, carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
 import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
 import { withClockAhead } from '../../helpers/clock.js';
@@ -94,18 +94,6 @@ function asGraphql(result: Body) {
   };
 }
 
-/** Parents of each kind, seeded through REST, and a maker of valid bodies. */
-async function bodiesOf(api: Api, tenant: { slug: string }, kind: Kind): Promise<(overrides?: Body) => Body> {
-  if (kind === 'carrier') return (o) => fullBodies.carrier(tenant, o);
-  if (kind === 'load') return (o) => fullBodies.load(tenant, o);
-  const carrier = await seed(api, routes.carrier, carrierBody(tenant));
-  const load = await seed(api, routes.load, loadBody(tenant));
-  if (kind === 'load_update') return (o) => loadUpdateBody(tenant, load, o);
-  if (kind === 'load_leg') return (o) => fullBodies.load_leg(tenant, load, carrier, o);
-  const leg = await seed(api, routes.load_leg, loadLegBody(tenant, load));
-  return (o) => stopBody(tenant, leg, o);
-}
-
 const kinds: readonly Kind[] = recordKinds;
 
 describe('GraphQL bulk mutations', () => {
@@ -122,7 +110,8 @@ describe('GraphQL bulk mutations', () => {
   test.for(kinds)(
     '%s: new, invalid, unknown fields, repeated permalinks; answers equal the REST bulk route’s for the same records',
     async (kind, { api, tenant }) => {
-      const make = await bodiesOf(api, tenant, kind);
+      const maker = await bodyMaker(api, tenant, 'full');
+      const make = (overrides?: Body) => maker(kind, overrides);
       const spec = specs[kind];
       const first = make();
       const twice = make();

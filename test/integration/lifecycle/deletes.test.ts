@@ -3,10 +3,10 @@
  * the GraphQL mutations, idempotent answers, the cascade, revival by upsert, deleted parents as absent
  * parents, `sync_run_time`, tenancy and ingest accounting.
  */
-import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
+import { recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
 import { actionsOf, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
-import { gqlData, gqlError } from '../../factories/graphql.js';
+import { gqlData, gqlError, readBack } from '../../factories/graphql.js';
 import { describe, expect, test } from '../../fixtures.js';
 import type { Api } from '../../helpers/app.js';
 
@@ -26,11 +26,11 @@ async function seedOne(api: Api, tenant: Tenant, kind: RecordKind): Promise<Body
 const permalinkOf = (kind: RecordKind, body: Body) => body[recordSpecs.find((s) => s.kind === kind)!.permalinkField] as string;
 const deleteBody = (kind: RecordKind, permalink: string): Body => ({ [recordSpecs.find((s) => s.kind === kind)!.permalinkField]: permalink });
 
-const modelOf = { carrier: 'carrier', load: 'load', load_leg: 'loadLeg', stop: 'stop' } as const;
-
-async function storedDeletedAt(testApp: { database: { db: { prisma: any } } }, kind: RecordKind, permalink: string): Promise<Date | null | undefined> {
-  const row = await testApp.database.db.prisma[modelOf[kind as keyof typeof modelOf]].findFirst({ where: { permalink } });
-  return row === null ? undefined : (row.deletedAt as Date | null);
+/** A record's tombstone as read back over GraphQL (`includeDeleted`): a Date, null while it lives, undefined when none is stored. */
+async function storedDeletedAt(api: Api, kind: RecordKind, permalink: string): Promise<Date | null | undefined> {
+  const record = await readBack(api, kind, { [recordSpecOf[kind].permalinkField]: permalink }, 'deletedAt', { includeDeleted: true });
+  if (record === null) return undefined;
+  return record.deletedAt === null ? null : new Date(record.deletedAt as string);
 }
 
 describe('the routes and mutations exist for the four deletable kinds, not for load updates', () => {
@@ -49,13 +49,13 @@ describe('the routes and mutations exist for the four deletable kinds, not for l
 });
 
 describe.each(deletable.map((spec) => [spec.kind] as const))('REST delete of a %s', (kind) => {
-  test('deleted, then already deleted, then an unknown permalink: all processed, the message says which', async ({ api, tenant, testApp }) => {
+  test('deleted, then already deleted, then an unknown permalink: all processed, the message says which', async ({ api, tenant }) => {
     const body = await seedOne(api, tenant, kind);
     const permalink = permalinkOf(kind, body);
     const first = await api.post(deleteRoute[kind]!, deleteBody(kind, permalink));
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: 'processed', permalink, message: expect.stringMatching(/(?<!already) deleted\.$/) });
-    expect(await storedDeletedAt(testApp, kind, permalink)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, kind, permalink)).toBeInstanceOf(Date);
     const again = await api.post(deleteRoute[kind]!, deleteBody(kind, permalink));
     expect(again.body).toMatchObject({ status: 'processed', message: expect.stringContaining('already deleted') });
     const unknown = `NOPE-${tenant.slug}`;
@@ -80,12 +80,7 @@ describe.each(deletable.map((spec) => [spec.kind] as const))('REST delete of a %
     expect((await api.post(bulkDeleteRoute[kind]!, [deleteBody(kind, permalink)])).status).toBe(400);
   });
 
-  test('tenancy and suffix rules: another tenant cannot delete it, a foreign company_permalink is 403, a bad suffix 400', async ({
-    api,
-    tenant,
-    otherApi,
-    testApp,
-  }) => {
+  test('tenancy and suffix rules: another tenant cannot delete it, a foreign company_permalink is 403, a bad suffix 400', async ({ api, tenant, otherApi }) => {
     const permalink = permalinkOf(kind, await seedOne(api, tenant, kind));
     const foreign = await otherApi.post(deleteRoute[kind]!, deleteBody(kind, permalink));
     expect(foreign.status).toBe(400);
@@ -96,7 +91,7 @@ describe.each(deletable.map((spec) => [spec.kind] as const))('REST delete of a %
     const noPermalink = await api.post(deleteRoute[kind]!, {});
     expect(noPermalink.status).toBe(400);
     expect(noPermalink.body.error.details).toEqual([{ field: recordSpecs.find((s) => s.kind === kind)!.permalinkField, issue: 'is required' }]);
-    expect(await storedDeletedAt(testApp, kind, permalink)).toBeNull();
+    expect(await storedDeletedAt(api, kind, permalink)).toBeNull();
   });
 });
 
@@ -106,7 +101,7 @@ describe('sync_run_time and freshness', () => {
     const permalink = load.native_system_load_permalink as string;
     const older = await api.post(`${deleteRoute.load}?sync_run_time=2026-03-01T11:00:00Z`, { native_system_load_permalink: permalink });
     expect(older.body).toMatchObject({ status: 'skipped', permalink });
-    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeNull();
+    expect(await storedDeletedAt(api, 'load', permalink)).toBeNull();
     const newer = await api.post(`${deleteRoute.load}?sync_run_time=2026-03-01T13:00:00Z`, { native_system_load_permalink: permalink });
     expect(newer.body).toMatchObject({ status: 'processed', message: expect.stringMatching(/(?<!already) deleted\.$/) });
     const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink } });
@@ -114,7 +109,7 @@ describe('sync_run_time and freshness', () => {
     expect(stored.bolNumber).toBe(load.bol_number);
     const stale = await api.post(`${routes.load}?sync_run_time=2026-03-01T12:30:00Z`, load);
     expect(stale.body.status).toBe('skipped');
-    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'load', permalink)).toBeInstanceOf(Date);
   });
 
   test('a newer delete of a tombstone moves its freshness (a stale upsert then cannot revive it); an older one is skipped', async ({
@@ -130,9 +125,9 @@ describe('sync_run_time and freshness', () => {
     expect((await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink } })).freshAt.toISOString()).toBe('2026-03-01T15:00:00.000Z');
     expect((await api.post(at(14), { native_system_load_permalink: permalink })).body.status).toBe('skipped');
     expect((await api.post(`${routes.load}?sync_run_time=2026-03-01T14:00:00Z`, load)).body.status).toBe('skipped');
-    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'load', permalink)).toBeInstanceOf(Date);
     expect((await api.post(`${routes.load}?sync_run_time=2026-03-01T16:00:00Z`, load)).body.status).toBe('processed');
-    expect(await storedDeletedAt(testApp, 'load', permalink)).toBeNull();
+    expect(await storedDeletedAt(api, 'load', permalink)).toBeNull();
   });
 
   test('legs and stops honour sync_run_time too; carriers ignore it (as their upserts do)', async ({ api, tenant }) => {
@@ -174,16 +169,16 @@ describe('cascade', () => {
     expect((await db.carrier.findFirstOrThrow({ where: { permalink: carrier.native_system_carrier_permalink as string } })).deletedAt).toBeNull();
   });
 
-  test('deleting a leg deletes its stops only; deleting a carrier leaves its legs', async ({ api, tenant, testApp }) => {
+  test('deleting a leg deletes its stops only; deleting a carrier leaves its legs', async ({ api, tenant }) => {
     const { load, leg, stop, carrier } = await seedLoadTree(api, tenant);
     const leg2 = await seed(api, routes.load_leg, loadLegBody(tenant, load, { load_leg_sequence: 2 }));
     const stop2 = await seed(api, routes.stop, stopBody(tenant, leg2));
     await api.post(deleteRoute.load_leg!, { native_system_load_leg_permalink: leg.native_system_load_leg_permalink });
-    expect(await storedDeletedAt(testApp, 'stop', stop.native_system_stop_permalink as string)).toBeInstanceOf(Date);
-    expect(await storedDeletedAt(testApp, 'stop', stop2.native_system_stop_permalink as string)).toBeNull();
-    expect(await storedDeletedAt(testApp, 'load', load.native_system_load_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'stop', stop.native_system_stop_permalink as string)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'stop', stop2.native_system_stop_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'load', load.native_system_load_permalink as string)).toBeNull();
     await api.post(deleteRoute.carrier!, { native_system_carrier_permalink: carrier.native_system_carrier_permalink });
-    expect(await storedDeletedAt(testApp, 'load_leg', leg2.native_system_load_leg_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'load_leg', leg2.native_system_load_leg_permalink as string)).toBeNull();
   });
 });
 
@@ -195,14 +190,14 @@ describe('revival and deleted parents', () => {
     expect(revived.body.status).toBe('processed');
     const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: load.native_system_load_permalink as string } });
     expect(stored).toMatchObject({ deletedAt: null, bolNumber: 'BOL-REVIVED' });
-    expect(await storedDeletedAt(testApp, 'load_leg', leg.native_system_load_leg_permalink as string)).toBeInstanceOf(Date);
-    expect(await storedDeletedAt(testApp, 'stop', stop.native_system_stop_permalink as string)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'load_leg', leg.native_system_load_leg_permalink as string)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'stop', stop.native_system_stop_permalink as string)).toBeInstanceOf(Date);
     // A stop of a deleted leg is parent_not_found until its leg is upserted again.
     const orphan = await api.post(routes.stop, stop);
     expect(orphan.status).toBe(422);
     await seed(api, routes.load_leg, leg);
     await seed(api, routes.stop, stop);
-    expect(await storedDeletedAt(testApp, 'stop', stop.native_system_stop_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'stop', stop.native_system_stop_permalink as string)).toBeNull();
   });
 
   test('a child naming a deleted parent is parent_not_found (leg → load, stop → leg, update → load, leg → carrier)', async ({ api, tenant }) => {
@@ -237,16 +232,16 @@ describe('revival and deleted parents', () => {
     expect(stored.bolNumber).toBe(load.bol_number);
   });
 
-  test('a carrier upsert revives a deleted carrier', async ({ api, tenant, testApp }) => {
+  test('a carrier upsert revives a deleted carrier', async ({ api, tenant }) => {
     const carrier = await seed(api, routes.carrier, carrierBody(tenant));
     await api.post(deleteRoute.carrier!, { native_system_carrier_permalink: carrier.native_system_carrier_permalink });
     await seed(api, routes.carrier, carrier);
-    expect(await storedDeletedAt(testApp, 'carrier', carrier.native_system_carrier_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'carrier', carrier.native_system_carrier_permalink as string)).toBeNull();
   });
 });
 
 describe('GraphQL delete mutations share the use case', () => {
-  test('deleteLoad, deleteStop and their answers; bulkDeleteLoadLegs with per-record results', async ({ api, tenant, testApp }) => {
+  test('deleteLoad, deleteStop and their answers; bulkDeleteLoadLegs with per-record results', async ({ api, tenant }) => {
     const { load, leg, stop } = await seedLoadTree(api, tenant);
     const stopDelete = await gqlData(api, 'mutation ($input: StopDeleteInput!) { deleteStop(input: $input) { status message permalink } }', {
       input: { nativeSystemStopPermalink: stop.native_system_stop_permalink },
@@ -270,7 +265,7 @@ describe('GraphQL delete mutations share the use case', () => {
       input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
     });
     expect(done.deleteLoad.message).toMatch(/(?<!already) deleted\.$/);
-    expect(await storedDeletedAt(testApp, 'load', load.native_system_load_permalink as string)).toBeInstanceOf(Date);
+    expect(await storedDeletedAt(api, 'load', load.native_system_load_permalink as string)).toBeInstanceOf(Date);
     const mismatch = await gqlError(api, 'mutation ($input: CarrierDeleteInput!) { deleteCarrier(input: $input) { status } }', {
       input: { nativeSystemCarrierPermalink: `C1-${tenant.slug}`, companyPermalink: 'else' },
     });
@@ -300,9 +295,9 @@ describe('dry run', () => {
       input: { nativeSystemLoadPermalink: load.native_system_load_permalink },
     });
     expect(gql.deleteLoad).toMatchObject({ status: 'PROCESSED', dryRun: true, message: expect.stringMatching(/(?<!already) deleted\.$/) });
-    expect(await storedDeletedAt(testApp, 'load', load.native_system_load_permalink as string)).toBeNull();
-    expect(await storedDeletedAt(testApp, 'load_leg', leg.native_system_load_leg_permalink as string)).toBeNull();
-    expect(await storedDeletedAt(testApp, 'stop', stop.native_system_stop_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'load', load.native_system_load_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'load_leg', leg.native_system_load_leg_permalink as string)).toBeNull();
+    expect(await storedDeletedAt(api, 'stop', stop.native_system_stop_permalink as string)).toBeNull();
     expect(await testApp.database.db.prisma.loadEvent.count({ where: { tenantId: tenant.id } })).toBe(eventsBefore);
   });
 });

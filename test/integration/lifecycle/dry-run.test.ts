@@ -13,7 +13,7 @@ import { bulkMutationName } from '../../../src/domain/shared/record.js';
 import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { setRateLimit } from '../../../src/domain/tenant/service.js';
 import { restRoutes } from '../../../src/routes.js';
-import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
+import { gqlData, gqlError, readBack, toInput } from '../../factories/graphql.js';
 import { bodyMaker, loadBody, loadLegBody, loadUpdateBody, routes, seed } from '../../factories/records.js';
 import type { Api, TestApp, TestTenant } from '../../helpers/app.js';
 import { describe, expect, test } from '../../fixtures.js';
@@ -90,30 +90,7 @@ describe('dry run on every REST ingestion route', { timeout: 240_000 }, () => {
   });
 });
 
-type Reader = (api: Api, permalink: string, body: Body) => Promise<unknown>;
-
-/** A record read back by its permalink through the query `field`. */
-const byPermalink =
-  (field: string): Reader =>
-  async (api, permalink) =>
-    (await gqlData(api, `query ($p: String!) { ${field}(permalink: $p) { permalink } }`, { p: permalink }))[field];
-
-/** How a record of each kind is read back over GraphQL (the type makes every kind name its reader). */
-const readBack: Record<RecordKind, Reader> = {
-  carrier: byPermalink('carrier'),
-  load: byPermalink('load'),
-  load_leg: byPermalink('loadLeg'),
-  stop: byPermalink('stop'),
-  // No query of its own: through its load.
-  load_update: async (api, permalink, body) => {
-    const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { updates(first: 50) { permalink } } }`, {
-      p: body.native_system_load_permalink,
-    });
-    return (data.load.updates as { permalink: string }[]).find((u) => u.permalink === permalink) ?? null;
-  },
-};
-
-const readRecord = (api: Api, kind: RecordKind, body: Body) => readBack[kind](api, body[recordSpecOf[kind].permalinkField] as string, body);
+const readRecord = (api: Api, kind: RecordKind, body: Body) => readBack(api, kind, body);
 
 const resultFields = 'status message permalink unknownFields phase dryRun';
 const bulkResultFields = 'index status message permalink unknownFields phase dryRun error { code message details { field issue } }';

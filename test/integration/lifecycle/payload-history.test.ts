@@ -11,7 +11,7 @@ import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../.
 import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
 import { createLogger } from '../../../src/logger.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { gqlData, toInput, upsertMutations } from '../../factories/graphql.js';
+import { gqlData, readBack, toInput, upsertMutations } from '../../factories/graphql.js';
 import { bodyMaker, routes, seed, seedLoadTree } from '../../factories/records.js';
 import { apiFor, createTestApp, type Api } from '../../helpers/app.js';
 
@@ -29,26 +29,11 @@ interface PayloadRecord {
 
 const historyFields = 'receivedAt source requestId query outcome changed body';
 
-/** The parent field that reaches a kind's record from GraphQL's root (load updates: through their load). */
-const rootField: Record<Exclude<RecordKind, 'load_update'>, string> = { carrier: 'carrier', load: 'load', load_leg: 'loadLeg', stop: 'stop' };
-
-/** `history(first:)` of one record, read as a client would (load updates through their load's `updates`). */
+/** `history(first:)` of one record, read as a client would (the shared read-back: load updates through their load). */
 async function historyOf(api: Api, kind: RecordKind, body: Body, first?: number, includeDeleted = false): Promise<PayloadRecord[]> {
-  const spec = recordSpecOf[kind];
-  const permalink = body[spec.permalinkField] as string;
   const args = first === undefined ? '' : `(first: ${first})`;
-  if (kind === 'load_update') {
-    const data = await gqlData(api, `query ($p: String!) { load(permalink: $p) { updates(first: 100) { permalink history${args} { ${historyFields} } } } }`, {
-      p: body.native_system_load_permalink,
-    });
-    return data.load.updates.find((u: { permalink: string }) => u.permalink === permalink).history;
-  }
-  const field = rootField[kind];
-  const data = await gqlData(api, `query ($p: String!, $d: Boolean) { ${field}(permalink: $p, includeDeleted: $d) { history${args} { ${historyFields} } } }`, {
-    p: permalink,
-    d: includeDeleted,
-  });
-  return data[field].history;
+  const record = await readBack(api, kind, body, `history${args} { ${historyFields} }`, { includeDeleted });
+  return record!.history as PayloadRecord[];
 }
 
 /** A body with an unknown field and its keys in an order no serialiser would choose (reversed). */

@@ -4,31 +4,18 @@
  */
 import { revokeApiKeys, rotateApiKey } from '../../../src/domain/tenant/service.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
+import { recordSpecs } from '../../../src/domain/registry.js';
 import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
-import { fullBodies, routes, seedParents } from '../../factories/records.js';
+import { bodyMaker, fullBodies, routes } from '../../factories/records.js';
 import type { Api, ApiResponse, TestTenant } from '../../helpers/app.js';
 import { expectInvalid, expectProcessed } from './field-rules.js';
 
-type Body = Record<string, unknown>;
-
-/** A valid body of each record kind (a kind of the registry missing here is a type error). */
-const validBodies: { [Kind in RecordKind]: (api: Api, tenant: TestTenant) => Promise<Body> } = {
-  carrier: async (_api, tenant) => fullBodies.carrier(tenant),
-  load: async (_api, tenant) => fullBodies.load(tenant),
-  load_leg: async (api, tenant) => {
-    const p = await seedParents(api, tenant);
-    return fullBodies.load_leg(tenant, p.load, p.carrier);
-  },
-  stop: async (api, tenant) => fullBodies.stop(tenant, (await seedParents(api, tenant)).leg),
-  load_update: async (api, tenant) => {
-    const p = await seedParents(api, tenant);
-    return fullBodies.load_update(tenant, p.load, p.leg);
-  },
-};
-
 /** Every ingestion route of the registry with a valid body. */
-const ingestionRoutes = recordSpecs.map((spec) => ({ path: restPath(spec), bulkPath: bulkRestPath(spec), body: validBodies[spec.kind] }));
+const ingestionRoutes = recordSpecs.map((spec) => ({
+  path: restPath(spec),
+  bulkPath: bulkRestPath(spec),
+  body: async (api: Api, tenant: TestTenant) => (await bodyMaker(api, tenant, 'full'))(spec.kind),
+}));
 
 /** Every non-200 answer: JSON `{ error: { code, message, details? } }` with the catalog's status. */
 function expectError(res: ApiResponse, status: number, code: string) {
