@@ -7,13 +7,17 @@
 // copy (`graphql`, also required at run time) stay external, loaded from node_modules, as does the
 // OpenTelemetry SDK: imported dynamically, only when tracing is on (decision 0027). Code finds the
 // repository's files through src/paths.ts, whatever the depth of the chunk it ends up in.
-// esbuild only strips the types; `npm run typecheck` (tsc --noEmit) is the type gate. The build goes to
+// esbuild only strips the types; `npm run typecheck` (tsc --noEmit) is the type gate. The typed client
+// (`tms-ingest/client`, src/client/) also gets its declarations, one file dist/types/client.d.ts (see
+// `clientTypes` below). The build goes to
 // a new directory that then replaces dist/ (two renames), so nothing of a deleted source survives and
 // a process started meanwhile (a test run) never finds dist/ half-built.
-import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { Buffer } from 'node:buffer';
-import { pid } from 'node:process';
+import { execPath, pid } from 'node:process';
 import { build } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
@@ -22,7 +26,9 @@ const dist = join(root, 'dist');
 const next = `${dist}.next-${pid}`;
 const previous = `${dist}.previous-${pid}`;
 
-const entryPoints = ['main', 'cli/bin', 'cli/tenant', 'cli/seed', 'cli/db-migrate', 'db/migrate', 'db/migrate-worker'].map((entry) => join(src, `${entry}.ts`));
+const entryPoints = ['main', 'cli/bin', 'cli/tenant', 'cli/seed', 'cli/push', 'cli/db-migrate', 'db/migrate', 'db/migrate-worker', 'client/index'].map(
+  (entry) => join(src, `${entry}.ts`),
+);
 
 /** Loaded from node_modules at run time, not bundled (see above). */
 const external = [
@@ -102,6 +108,77 @@ const holders = Object.keys(result.metafile.outputs).filter(
   (output) => output.endsWith('.js') && readFileSync(join(root, output), 'utf8').includes('new URL("./query_compiler.wasm", import.meta.url)'),
 );
 for (const holder of holders) writeFileSync(join(root, dirname(holder), 'query_compiler.wasm'), Buffer.from(wasm, 'base64'));
+
+/**
+ * The client's declarations as one file that imports nothing but zod: tsc writes the declarations of
+ * src/client/index.ts and of what it imports (into a temporary directory; files the client's types do
+ * not reach may fail to declare, as src/db/database.ts does, and are not used), then
+ * dts-bundle-generator keeps only the declarations the client's exports reach. The record and answer
+ * types stay what the server's zod declarations infer. It takes some 15 s, so the result is kept with
+ * the hash of the sources it was made from (`sources` in dist/types/client.json) and made again only
+ * when one of them changed.
+ */
+function clientTypes(into) {
+  const previous = join(dist, 'types');
+  const hashOf = (files) => {
+    const hash = createHash('sha256');
+    for (const file of files) hash.update(file).update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '');
+    return hash.digest('hex');
+  };
+  const stamp = join(previous, 'client.json');
+  if (existsSync(stamp)) {
+    const { sources, hash } = JSON.parse(readFileSync(stamp, 'utf8'));
+    if (hashOf(sources) === hash) return cpSync(previous, into, { recursive: true });
+  }
+  // Inside the repository, so that the declarations' `zod` resolves to node_modules.
+  const work = mkdtempSync(join(root, 'node_modules', '.client-types-'));
+  try {
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    const args = ['--declaration', '--emitDeclarationOnly', '--noEmit', 'false', '--skipLibCheck', '--rootDir', src, '--outDir', work];
+    const options = ['--target', 'ES2023', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict', '--types', 'node'];
+    try {
+      execFileSync(execPath, [tsc, ...args, ...options, join(src, 'client', 'index.ts')], { cwd: root, stdio: 'pipe' });
+    } catch {
+      // Declaration errors of files the client does not reach; a missing entry is caught below.
+    }
+    if (!existsSync(join(work, 'client', 'index.d.ts'))) throw new Error('tsc wrote no declarations for src/client/index.ts');
+    // The sources behind the declarations the client reaches (relative imports, followed from its entry).
+    const reached = new Set();
+    const follow = (file) => {
+      if (reached.has(file) || !existsSync(file)) return;
+      reached.add(file);
+      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()['"](\.{1,2}\/[^'"]+)\.js['"]/g))
+        follow(join(dirname(file), `${spec}.d.ts`));
+    };
+    follow(join(work, 'client', 'index.d.ts'));
+    const sources = [...reached].map((file) => relative(root, join(src, relative(work, file)).replace(/\.d\.ts$/, '.ts'))).sort();
+    writeFileSync(
+      join(work, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          types: [],
+          typeRoots: [join(root, 'node_modules', '@types')],
+        },
+        files: ['client/index.d.ts'],
+      }),
+    );
+    mkdirSync(into, { recursive: true });
+    const generator = join(root, 'node_modules', 'dts-bundle-generator', 'dist', 'bin', 'dts-bundle-generator.js');
+    execFileSync(
+      execPath,
+      [generator, '--silent', '--no-check', '--project', join(work, 'tsconfig.json'), '-o', join(into, 'client.d.ts'), join(work, 'client', 'index.d.ts')],
+      { cwd: root, stdio: 'pipe' },
+    );
+    writeFileSync(join(into, 'client.json'), JSON.stringify({ sources, hash: hashOf(sources) }, null, 2));
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+clientTypes(join(next, 'types'));
 
 // The console's static page, script and styles (src/http/console.ts serves them from dist/console/).
 cpSync(join(src, 'console'), join(next, 'console'), { recursive: true });

@@ -9,7 +9,7 @@ import { createLoadEventHub } from './domain/events/live.js';
 import { createTableStatistics } from './db/table-statistics.js';
 import { createEventSequencer } from './domain/events/sequencer.js';
 import { createAuthenticator } from './http/auth.js';
-import { createStartup, useReadiness } from './http/health.js';
+import { createStartup, useHealth } from './http/health.js';
 import { useHead } from './http/head.js';
 import { useGraphiQLPage } from './graphql/graphiql.js';
 import { createMetrics } from './http/metrics.js';
@@ -32,7 +32,8 @@ import { restRoutes } from './routes.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
 import { createWebhookWorker } from './domain/webhook/worker.js';
-import { servicePaths } from './http/paths.js';
+import { methodsByPath, servicePaths } from './http/paths.js';
+import { useMethods } from './http/methods.js';
 import { tracing } from './observability/tracing.js';
 
 export interface AppOptions {
@@ -73,13 +74,15 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   const yoga = createYoga({
     schema,
     graphqlEndpoint: '/graphql',
-    healthCheckEndpoint: '/healthz',
+    // Liveness is ours (`useHealth`, GET only): Yoga's check answers any method on any URL ending in its
+    // endpoint, so it gets one that no URL ends in (a request URL is percent-encoded: it holds no space).
+    healthCheckEndpoint: ' ',
     landingPage: false,
     // Yoga's own body limit (413 on a declared or streamed size), at the bulk routes' 5 MiB: a
     // 1,000-record bulk mutation fits, as its REST twin does.
     maxRequestBodySize: maxGraphqlBodyBytes,
-    // CORS comes after the REST plugin (below): REST paths answer OPTIONS like any other method they
-    // do not take (405 with Allow, as the OpenAPI document says); /graphql keeps CORS preflights.
+    // CORS comes after the method plugin and the REST plugin (below): REST paths answer OPTIONS like any
+    // other method they do not take (405 with Allow, as the OpenAPI document says); /graphql keeps CORS preflights.
     cors: false,
     logging: yogaLogger(deps.logger),
     maskedErrors: { maskError },
@@ -102,9 +105,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
       // Then (first but for the request's span): a HEAD request goes through every plugin after it as the GET it stands for.
       useHead(),
       useRequestId(deps.logger),
+      // A known path's other methods: 405 with Allow, before any plugin that serves the path (/metrics is the next).
+      useMethods(methodsByPath(routes)),
       metrics.plugin,
       useLimits(services.limits, deps.config.limits.clientAddressHeader),
-      useReadiness(deps.db, startup),
+      useHealth(deps.db, startup),
       useDocsPages(),
       useGraphiQLPage('/graphql'),
       useConsole(),

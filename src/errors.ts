@@ -116,15 +116,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-/** PostgreSQL's deadlock_detected (40P01) and serialization_failure (40001): the transaction was rolled back whole, a retry succeeds. */
-function isTransientConflict(error: unknown): boolean {
+/** True when `error` or one of its causes carries one of these codes (PostgreSQL's SQLSTATE). */
+function hasCode(error: unknown, codes: readonly string[]): boolean {
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     const { code, cause } = e as { code?: unknown; cause?: unknown };
-    if (code === '40P01' || code === '40001') return true;
+    if (typeof code === 'string' && codes.includes(code)) return true;
     e = cause;
   }
   return false;
 }
+
+/** PostgreSQL's deadlock_detected (40P01) and serialization_failure (40001): the transaction was rolled back whole, a retry succeeds. */
+const isTransientConflict = (error: unknown): boolean => hasCode(error, ['40P01', '40001']);
+
+/** A serialization failure (40001): the statement rolled back whole and may run again. */
+export const isSerializationFailure = (error: unknown): boolean => hasCode(error, ['40001']);
 
 /**
  * True for PostgreSQL's refusals of the data a statement carried: data exceptions (class 22, such as

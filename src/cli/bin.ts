@@ -9,6 +9,7 @@ process.setSourceMapsEnabled(true);
 const commands: Record<string, { module: string; about: string }> = {
   start: { module: '../main.js', about: 'start the service (as npm start)' },
   tenant: { module: './tenant.js', about: 'manage tenants (as npm run tenant --)' },
+  push: { module: './push.js', about: 'push records from NDJSON, JSON or CSV files (as npm run push --)' },
   seed: { module: './seed.js', about: 'fill a tenant with demo data (as npm run seed --)' },
   'db:migrate': { module: './db-migrate.js', about: 'apply pending migrations (as npm run db:migrate --)' },
 };

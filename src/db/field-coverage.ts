@@ -96,17 +96,24 @@ export async function readFieldCoverage(
 /**
  * Rolls every hour's rows of one tenant, kind, source and field list up into one row (one statement:
  * the rows it deletes are the rows it sums, so rows written meanwhile, or rolled up by another
- * instance at the same time, are neither lost nor counted twice). Returns the rows it removed.
+ * instance at the same time, are neither lost nor counted twice), tenant by tenant (one shard's
+ * statement each on a Citus cluster). Returns the rows it removed.
  */
 export async function rollUpFieldCoverage(sql: Sql): Promise<number> {
+  let removed = 0;
+  for (const { id } of await sql.query<{ id: string }>('SELECT id FROM tenants ORDER BY id', [])) removed += await rollUpTenant(sql, id);
+  return removed;
+}
+
+async function rollUpTenant(sql: Sql, tenantId: string): Promise<number> {
   const rows = await sql.query<{ removed: number }>(
     `WITH groups AS (
-       SELECT tenant_id, hour, kind, source, fields FROM field_coverage
+       SELECT tenant_id, hour, kind, source, fields FROM field_coverage WHERE tenant_id = $1::uuid
        GROUP BY tenant_id, hour, kind, source, fields HAVING count(*) > 1
      ),
      gone AS (
        DELETE FROM field_coverage c USING groups g
-       WHERE c.tenant_id = g.tenant_id AND c.hour = g.hour AND c.kind = g.kind AND c.source = g.source AND c.fields = g.fields
+       WHERE c.tenant_id = $1::uuid AND c.tenant_id = g.tenant_id AND c.hour = g.hour AND c.kind = g.kind AND c.source = g.source AND c.fields = g.fields
        RETURNING c.tenant_id, c.hour, c.kind, c.source, c.fields, c.records, c.present
      ),
      sums AS (
@@ -126,7 +133,7 @@ export async function rollUpFieldCoverage(sql: Sql): Promise<number> {
        FROM totals t
      )
      SELECT coalesce(sum(removed), 0)::int AS removed FROM totals`,
-    [],
+    [tenantId],
   );
   return rows[0]?.removed ?? 0;
 }

@@ -150,23 +150,28 @@ export async function dropPayloadPartitions(sql: Sql, before: Date): Promise<str
  * `since` (the records written since the job's last pass). Returns how many rows it deleted.
  */
 export async function trimPayloadHistory(sql: Sql, since: Date, perRecord: number): Promise<number> {
-  const rows = await sql.query<{ deleted: number }>(
-    `WITH touched AS (
-       SELECT DISTINCT tenant_id, kind, permalink FROM payload_history WHERE received_at >= $1::timestamptz
-     ),
-     beyond AS (
-       SELECT h.seq, h.received_at FROM touched t
-       CROSS JOIN LATERAL (
-         SELECT x.seq, x.received_at FROM payload_history x
-         WHERE x.tenant_id = t.tenant_id AND x.kind = t.kind AND x.permalink = t.permalink
-         ORDER BY x.seq DESC OFFSET $2::int
-       ) h
-     ),
-     deleted AS (
-       DELETE FROM payload_history d USING beyond b WHERE d.seq = b.seq AND d.received_at = b.received_at RETURNING 1
-     )
-     SELECT count(*)::int AS deleted FROM deleted`,
-    [since, perRecord],
-  );
-  return rows[0]?.deleted ?? 0;
+  let deleted = 0;
+  // Tenant by tenant: each is one shard's statement on a Citus cluster.
+  for (const { id } of await sql.query<{ id: string }>('SELECT id FROM tenants ORDER BY id', [])) {
+    const rows = await sql.query<{ deleted: number }>(
+      `WITH touched AS (
+         SELECT DISTINCT tenant_id, kind, permalink FROM payload_history WHERE tenant_id = $3::uuid AND received_at >= $1::timestamptz
+       ),
+       beyond AS (
+         SELECT h.seq, h.received_at FROM touched t
+         CROSS JOIN LATERAL (
+           SELECT x.seq, x.received_at FROM payload_history x
+           WHERE x.tenant_id = $3::uuid AND x.tenant_id = t.tenant_id AND x.kind = t.kind AND x.permalink = t.permalink
+           ORDER BY x.seq DESC OFFSET $2::int
+         ) h
+       ),
+       deleted AS (
+         DELETE FROM payload_history d USING beyond b WHERE d.tenant_id = $3::uuid AND d.seq = b.seq AND d.received_at = b.received_at RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM deleted`,
+      [since, perRecord, id],
+    );
+    deleted += rows[0]?.deleted ?? 0;
+  }
+  return deleted;
 }

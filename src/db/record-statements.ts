@@ -346,6 +346,12 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
   // bench: load updates in their own permalink order; legs by load id against loads by permalink).
   const orderBy = `${order.map((key) => `${key}, `).join('')}i.permalink`;
+  // A row updated with no stored row read before it was created by a concurrent transaction that
+  // committed while this statement ran: its `before` is not the row the update replaced, so everything
+  // derived from it (events, phase history, the city set) would be false. The statement raises
+  // SQLSTATE 40001 instead (migration concurrent_create): all of it rolls back, and the caller runs it
+  // again, when the row is stored and locked like any other (src/domain/shared/ingest.ts).
+  const raced = compares ? `, CASE WHEN w.inserted = false AND (r.before).id IS NULL THEN concurrent_create(r.permalink) END AS raced` : '';
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
@@ -370,7 +376,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}${coverage ? coverageCtes() : ''}
-  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The history rows of the settled rows. */
@@ -548,6 +554,10 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   const one = options.one === true;
   // The cascade, level by level: each table's live rows under a row deleted now (locked first, in id
   // order, as a writer of such a row locks its parent before it), deleted with the parent's times.
+  // Each locking CTE reads its keys as an array (`= ANY (ARRAY(…))`), not joined with another relation:
+  // a join would add that relation's whole row to the locking plan's output (for a re-check under
+  // concurrency), and a Citus coordinator then reads the CTE's intermediate result in a format other than
+  // the one it was written in (`invalid input syntax for type uuid: "PGCOPY"`).
   const levels: { name: string; table: CascadeTable | null; ctes: string[] }[] = [{ name: 'written', table: null, ctes: [] }];
   const cascade = (tables: readonly CascadeTable[], parent: string) => {
     for (const table of tables) {
@@ -558,7 +568,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
         ctes: [
           `${name}_locked AS (
     SELECT c.id FROM ${q(table.table)} c
-    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} IN (SELECT p.id FROM ${parent} p WHERE p.deleted_now)
+    WHERE c.tenant_id = $1::uuid AND c.deleted_at IS NULL AND c.${q(table.column)} = ANY (ARRAY(SELECT p.id FROM ${parent} p WHERE p.deleted_now))
     ORDER BY c.id FOR UPDATE OF c
   )`,
           `${name} AS (
@@ -622,7 +632,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   ),
   locked AS (
     SELECT t.id, t.permalink, t.deleted_at, t.fresh_at FROM ${q(spec.table)} t
-    WHERE t.tenant_id = $1::uuid AND t.permalink IN (SELECT permalink FROM rows)
+    WHERE t.tenant_id = $1::uuid AND t.permalink = ANY (ARRAY(SELECT permalink FROM rows))
     ORDER BY t.permalink
     FOR UPDATE OF t
   ),

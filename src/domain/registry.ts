@@ -1,8 +1,8 @@
 /**
- * The record kinds, in the order a TMS posts them the first time. Adding a kind: its folder
- * (`domain/<kind>/schema.ts` with `defineRecord`, `graphql.ts` with its object type), its Prisma
- * model with a migration, and one line here. Everything else (its operations (`ingestions.ts`), REST routes,
- * GraphQL mutations, OpenAPI, metrics labels, ingest health's kind enum) is derived from this list.
+ * The record kinds, in the order a TMS posts them the first time. Adding a kind: CONTRIBUTING.md's
+ * "Adding a record kind" lists every file it touches (test/unit/kind-checklist.test.ts follows it for
+ * each kind of this list). Derived from this list, with nothing to write: its operations (`ingestions.ts`),
+ * REST routes, GraphQL mutations, OpenAPI, metrics labels and ingest health's kind enum.
  * This module imports only the kinds' declarations, so every layer may read it (no import circle).
  */
 import { carrierRecord } from './carrier/schema.js';

@@ -2,7 +2,8 @@
  * Compiled reads (docs/decisions/0034-compiled-load-page.md): a query operation whose every field is
  * in the compiler's list is answered by ONE SQL statement, compiled straight from the operation's
  * selection and typed arguments, in which PostgreSQL builds the whole `data` object as JSON; its text
- * goes into the response body as it is, never parsed and serialised again. Any other operation (a
+ * goes into the response body as JSON.stringify would write it (`asJavaScriptWrites`, decision 0038),
+ * without a second object graph. Any other operation (a
  * field not in the list, a directive, an argument a resolver would refuse, a cursor the tenant does
  * not have) is executed by the resolvers, as before: their answers and errors are the reference, and
  * test/integration/graphql/compiled-differential.test.ts holds the two to identical JSON.
@@ -227,8 +228,10 @@ export function compileRead(
     const root = roots.get(s.name) ?? unanswered(`Query.${s.name}`);
     return [s.key, root(s, scope)] as const;
   });
-  // The clock's parameter is always bound (a request binds it), so the statement names its type even where no field reads it.
-  checks.push(`${scope.nowParam} IS NOT NULL`);
+  // The tenant's and the clock's parameters are always bound (a request binds them), so the statement names
+  // their types even where no field reads them (`{ __typename }` reads neither: PostgreSQL refuses an
+  // untyped unused parameter, 42P18).
+  checks.push(`${scope.tenantParam} IS NOT NULL`, `${scope.nowParam} IS NOT NULL`);
   return { text: `SELECT ${jsonObject(pairs)}::text AS data, ${checks.join(' AND ')} AS ok`, params };
 }
 
@@ -248,14 +251,40 @@ function withinComplexity(schema: GraphQLSchema, document: DocumentNode, operati
   return complexity <= complexityLimit.complexity && depth <= complexityLimit.depth && breadth <= complexityLimit.breadth;
 }
 
-/** A result whose body is the compiled JSON text (Yoga writes a result's own `stringify`). */
-const compiledResult = (data: string) => ({
-  stringify: () => `{"data":${data}}`,
-  /** Parsed only if a plugin reads it (none on the request path does). */
-  get data() {
-    return JSON.parse(data) as Record<string, unknown>;
-  },
-});
+/**
+ * Whitespace outside JSON strings (a string is matched whole, so its own spaces stay): PostgreSQL
+ * writes `{"a" : 1, "b" : [1, 2]}` (json_build_object, json_agg) and `{"a": 1}` (jsonb), JSON.stringify
+ * writes `{"a":1,"b":[1,2]}`.
+ */
+const spacing = /("(?:[^"\\]|\\.)*")|\s+/g;
+
+/**
+ * What PostgreSQL may write otherwise than JSON.stringify besides spacing, each a number token (after
+ * `:`, `,` or `[`) or an object key (a match inside a string is harmless: it only costs the exact path): a number in exponent notation (float8 writes `1e-05`, JS
+ * `1e-5`; float8 switches to it from 1e15, JS from 1e21), a jsonb numeric JS writes in exponent notation
+ * (22 digits and more, or below 1e-6), a fraction with a trailing zero (`1.50`), and an integer-like object
+ * key (a JavaScript object lists those first, in ascending order; jsonb by length).
+ */
+const unlikeJavaScript = /[:,[]\s*-?(?:\d+(?:\.\d+)?e|\d{22}|0\.000000|\d+\.\d*0(?=[\s,\]}]|$))|[{,]\s*"(?:0|[1-9]\d*)"\s*:/;
+
+/**
+ * The compiled JSON text as JSON.stringify writes the same value, byte for byte (what the resolvers'
+ * answer is): without PostgreSQL's spacing, or, when the text holds something JavaScript writes
+ * differently (rare: see `unlikeJavaScript`), parsed and written by JSON.stringify itself.
+ */
+export const asJavaScriptWrites = (text: string): string => (unlikeJavaScript.test(text) ? JSON.stringify(JSON.parse(text)) : text.replace(spacing, '$1'));
+
+/** A result whose body is the compiled JSON text, as JSON.stringify writes it (Yoga writes a result's own `stringify`). */
+const compiledResult = (text: string) => {
+  const data = asJavaScriptWrites(text);
+  return {
+    stringify: () => `{"data":${data}}`,
+    /** Parsed only if a plugin reads it (none on the request path does). */
+    get data() {
+      return JSON.parse(data) as Record<string, unknown>;
+    },
+  };
+};
 
 export type ExecutionPath = 'compiled' | 'resolvers';
 

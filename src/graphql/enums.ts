@@ -63,3 +63,10 @@ export function sharedEnum(name: string, values: Record<string, string>, descrip
   enums.set(name, { values, ref });
   return ref;
 }
+
+/** The shared enum created under `name` (an enum column's GraphQL type); throws when none was. */
+export function sharedEnumNamed(name: string) {
+  const known = enums.get(name);
+  if (!known) throw new Error(`No GraphQL enum ${name} was created (sharedEnum) before the object types' fields were built.`);
+  return known.ref;
+}

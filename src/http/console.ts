@@ -46,8 +46,8 @@ const assets: Record<string, { source: () => string; type: string }> = {
 };
 const loaded = new Map<string, string>();
 
-/** The paths this plugin answers (for the metrics' `route` label). */
-export const consoleRoutes = Object.values(consolePaths).map((path) => ({ path }));
+/** The paths this plugin answers, with GET (the method plugin's table, the metrics' `route` label). */
+export const consoleRoutes = Object.values(consolePaths).map((path) => ({ path, method: 'GET' as const }));
 
 export function useConsole(): Plugin {
   return {

@@ -3,7 +3,7 @@
  * stands for, through every plugin after it (the REST routes, the pages and console, GraphiQL,
  * /metrics, /readyz, GraphQL over GET), then answers that GET's status and headers without its body
  * (Content-Length included when the GET's is known). A path that takes no GET answers HEAD as it
- * answers GET: 405 with `Allow`. Every `Allow` that names GET names HEAD too.
+ * answers GET: 405 with `Allow` (`methods.ts`, whose `Allow` names HEAD beside every GET).
  *
  * Per-request state kept by other plugins is keyed by the request as the client sent it
  * (`requestAsSent`), so the request id, timings and the metrics' `method` label stay the HEAD's.
@@ -25,8 +25,6 @@ export function useHead(): Plugin {
       setRequest(get);
     },
     onResponse({ request, response, setResponse, fetchAPI }) {
-      const allow = response.headers.get('allow');
-      if (allow && /\bGET\b/.test(allow) && !/\bHEAD\b/.test(allow)) response.headers.set('allow', allow.replace(/\bGET\b/, 'GET, HEAD'));
       if (!heads.has(request)) return;
       // The GET's body is never read: a stream (a subscription's) is cancelled.
       if (response.body && !response.bodyUsed) void response.body.cancel().catch(() => undefined);

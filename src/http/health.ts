@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
-import { json } from './respond.js';
+import { HttpResponse, json } from './respond.js';
 
 /** How long `/readyz` waits for the start-up work before answering that the service is still starting. */
 const startupWaitMs = 5000;
@@ -42,17 +42,20 @@ export function createStartup() {
 export type Startup = ReturnType<typeof createStartup>;
 
 /**
+ * GET /healthz: 200 with an empty body while the process serves HTTP (liveness: nothing else is asked).
  * GET /readyz: 200 once the start-up work is done and the database answers, so what the service does
  * after a 200 is serving: the start-up's own work (the first queries load Prisma's query compiler, the
  * partitions are created) neither competes with the first requests nor counts as their load. It waits
  * for that work up to `startupWaitMs`, then answers 503 `unavailable` with Retry-After: 1; a database
  * that does not answer: 503 with Retry-After: 5. The body never carries the error text (Yoga's own
- * readiness plugin would echo it).
+ * readiness plugin would echo it). Both are reached by GET only (methods.ts answers the other methods;
+ * Yoga's own health check, which answers any method on any path ending in its endpoint, is off).
  */
-export function useReadiness(db: Database, startup: Startup): Plugin {
+export function useHealth(db: Database, startup: Startup): Plugin {
   const unavailable = (message: string, retryAfter: number) => json(503, { error: { code: 'unavailable', message } }, { 'Retry-After': String(retryAfter) });
   return {
     onRequest({ url, endResponse }) {
+      if (url.pathname === '/healthz') return endResponse(new HttpResponse(null, { status: 200 }));
       if (url.pathname !== '/readyz') return;
       return startup.done(startupWaitMs).then(async (started) => {
         if (!started) return endResponse(unavailable('The service is still starting.', 1));

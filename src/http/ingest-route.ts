@@ -8,7 +8,7 @@ import type { RecordResult } from '../domain/shared/ingest.js';
 import type { BulkResult, IngestRequest } from '../domain/shared/ingest-request.js';
 import { batchCost, maxBatchRecords, maxBulkBodyBytes, type IngestOperation } from '../domain/shared/operation.js';
 import { DryRunQuery } from '../domain/shared/dry-run.js';
-import { BulkResponse, bulkRequestOf, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
+import { BulkResponse, bulkRequestOf, IgnoredSyncRunTimeQuery, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
 import { defineRoute, type RouteContext } from './route.js';
 
 /** The REST answer of a record: its outcome (with `unknown_fields`, and `phase` for a written load or load update) or its error body. */
@@ -31,8 +31,11 @@ const bulkResultBody = ({ index, permalink, result }: BulkResult) =>
 /** `"dry_run": true` on a dry run's 200 answer; nothing on a real one's (its answer is unchanged). */
 const dryRunMark = (dryRun: boolean) => (dryRun ? { dry_run: true as const } : {});
 
-/** The query parameters of an operation's routes: `dry_run`, and `sync_run_time` where the operation honours it. */
-const queryOf = (operation: IngestOperation) => (operation.syncRunTime === 'honoured' ? SyncRunTimeQuery.extend(DryRunQuery.shape) : DryRunQuery);
+/**
+ * The query parameters of an operation's routes (any other is refused): `sync_run_time`, honoured or
+ * (carriers, load updates) accepted and ignored, and `dry_run`.
+ */
+const queryOf = (operation: IngestOperation) => (operation.syncRunTime === 'honoured' ? SyncRunTimeQuery : IgnoredSyncRunTimeQuery).extend(DryRunQuery.shape);
 
 /** The ingestion request of an ingestion route (the pipeline opens it after authentication). */
 const ingestOf = (ctx: RouteContext): IngestRequest => {
@@ -51,7 +54,7 @@ function processedExample({ spec, action }: IngestOperation, example: unknown) {
   return { status: 'processed', message: `${spec.label} ${permalink} ${done}.`, permalink, unknown_fields: [], suggestions: [], ...phase };
 }
 
-/** What an operation's two routes share: a tenant's POST, its operation, and its documentation's tag, body and query. */
+/** What an operation's two routes share: a tenant's POST, its operation, its query parameters, and its documentation's tag and body. */
 const ingestionRouteOf = (operation: IngestOperation, path: string) => ({
   method: 'POST' as const,
   path,
@@ -65,7 +68,7 @@ const ingestionRouteOf = (operation: IngestOperation, path: string) => ({
 /** `POST /api/v1/<collection>/<action>`: one record of an operation. */
 export function ingestRoute(operation: IngestOperation) {
   const { spec, rest } = operation;
-  const { ingestSource, tags, query, ...route } = ingestionRouteOf(operation, rest.path);
+  const { ingestSource, tags, ...route } = ingestionRouteOf(operation, rest.path);
   return defineRoute({
     ...route,
     tooLargeAdvice: `send one record per request, or up to ${maxBatchRecords} records (${maxBulkBodyBytes} bytes) in one request to POST ${rest.bulkPath}`,
@@ -76,7 +79,6 @@ export function ingestRoute(operation: IngestOperation) {
       description: rest.description,
       tags,
       requestBody: operation.body,
-      query,
       response: UpsertResponse,
       responseExample: (example) => processedExample(operation, example),
       errors: spec.parents.length && operation.action !== 'delete' ? ['parent_not_found', 'tenant_mismatch'] : ['tenant_mismatch'],
@@ -97,7 +99,7 @@ export function ingestRoute(operation: IngestOperation) {
  */
 export function bulkIngestRoute(operation: IngestOperation) {
   const { rest } = operation;
-  const { ingestSource, tags, query, ...route } = ingestionRouteOf(operation, rest.bulkPath);
+  const { ingestSource, tags, ...route } = ingestionRouteOf(operation, rest.bulkPath);
   return defineRoute({
     ...route,
     maxBodyBytes: maxBulkBodyBytes,
@@ -110,7 +112,6 @@ export function bulkIngestRoute(operation: IngestOperation) {
       description: `Up to ${maxBatchRecords} records (at most 5 MiB) in one request, each with the same rules and outcomes as \`${rest.path}\`, in order. One bad record does not reject the others.`,
       tags,
       requestBody: bulkRequestOf(operation.body, `${operation.body.meta()?.id as string}Bulk`, maxBatchRecords),
-      query,
       response: BulkResponse,
       responseExample: (example) => ({
         results: ((example as { records?: unknown[] } | undefined)?.records ?? []).map((record, index) => ({ index, ...processedExample(operation, record) })),

@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Plugin } from 'graphql-yoga';
 import type { Database } from '../db/database.js';
 import type { IngestRecorder } from '../domain/ingest-health/report.js';
-import { AppError } from '../errors.js';
+import { toAppError } from '../errors.js';
 import { requestAsSent } from './head.js';
 import { servicePaths } from './paths.js';
 import { errorResponse, HttpResponse } from './respond.js';
@@ -126,13 +126,19 @@ export function createMetrics({ db, routes }: MetricsOptions) {
     registers: [registry],
     async collect() {
       // Per tenant, so each tenant's unsequenced events are found by the (tenant_id, seq) index (NULLs
-      // sort last: one descent per tenant) instead of a scan of every event (docs/explanation/performance.md).
-      const [row] = await db.sql.query<{ age: number | null }>(
-        `SELECT extract(epoch FROM clock_timestamp() - min(u.oldest))::float8 AS age
-         FROM tenants t CROSS JOIN LATERAL (SELECT min(e.occurred_at) AS oldest FROM load_events e WHERE e.tenant_id = t.id AND e.seq IS NULL) u`,
-        [],
-      );
-      this.set(Math.max(0, Number(row?.age ?? 0)));
+      // sort last: one descent per tenant) instead of a scan of every event (docs/explanation/performance.md);
+      // one statement per tenant, each one shard's on a Citus cluster (which cannot push down a lateral
+      // join of the reference table `tenants` with a distributed table).
+      let age = 0;
+      for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants', [])) {
+        const [row] = await db.sql.query<{ age: number | null }>(
+          `SELECT extract(epoch FROM clock_timestamp() - min(e.occurred_at))::float8 AS age FROM load_events e WHERE e.tenant_id = $1::uuid AND e.seq IS NULL`,
+          [id],
+          'metrics_unsequenced_age',
+        );
+        age = Math.max(age, Number(row?.age ?? 0));
+      }
+      this.set(age);
     },
   });
 
@@ -153,13 +159,14 @@ export function createMetrics({ db, routes }: MetricsOptions) {
         return handle();
       },
     },
-    onRequest({ url, request, endResponse }) {
+    // Reached by GET only (methods.ts answers the other methods).
+    onRequest({ url, endResponse }) {
       if (url.pathname !== '/metrics') return;
-      if (request.method !== 'GET') {
-        endResponse(errorResponse(new AppError('method_not_allowed', `${request.method} is not allowed on /metrics; use GET.`, undefined, { Allow: 'GET' })));
-        return;
-      }
-      return registry.metrics().then((text) => endResponse(new HttpResponse(text, { headers: { 'content-type': registry.contentType } })));
+      // A gauge whose query fails answers the contract's error shape, never the error itself.
+      return registry.metrics().then(
+        (text) => endResponse(new HttpResponse(text, { headers: { 'content-type': registry.contentType } })),
+        (error: unknown) => endResponse(errorResponse(toAppError(error))),
+      );
     },
     onResponse({ request: served, response }) {
       const request = requestAsSent(served);

@@ -18,7 +18,7 @@ import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdH
 const errorDescriptions = {
   invalid_json: 'the body is not parseable JSON (or not UTF-8, or nested more than 64 levels) or not a JSON object',
   validation_failed:
-    'a field, the query or a header is invalid; `details` lists every offending field. Any operation: the request is not valid HTTP/1.1 (a control byte in a header value or name), answered before it is read, and the connection is closed',
+    'a field, the query or a header is invalid (a query parameter the operation does not list, too); `details` lists every offending field or parameter. Any operation: the request is not valid HTTP/1.1 (a control byte in a header value or name), answered before it is read, and the connection is closed',
   unauthenticated: '`X-API-Key` is missing, unknown or revoked',
   tenant_mismatch: "`company_permalink` differs from the API key's tenant",
   forbidden: "the key may not do this (GraphQL only: the support engineers' key is read-only)",
@@ -162,6 +162,8 @@ const defaultInfo: OpenApiInfo = {
     'history only). No string may hold NUL (U+0000) or a lone surrogate (`\\ud800` without its pair), in a',
     'described field or an unknown one, value or key: PostgreSQL cannot store them, so the request is a 400 `validation_failed` naming the field.',
     'Date-times are stored as their instant in UTC, to the millisecond, whatever offset they were sent with.',
+    'Each operation takes the query parameters it lists and no other: an unknown one (`sync_runtime`) is a 400 `validation_failed`',
+    'naming it, with the parameter it most likely means, so a typo never goes unnoticed.',
     'Every non-200 answer is an `ErrorResponse` and carries `X-Request-Id`, except the 408 and 431 the HTTP server answers itself',
     '(no body; the connection is closed). A request that is not valid HTTP/1.1 (a control byte in a header) answers 400 `validation_failed`',
     'and its connection is closed; every 401 carries `WWW-Authenticate: ApiKey realm="tms-ingest", header="X-API-Key"`. Unknown paths answer 404 `not_found`',
@@ -195,7 +197,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: OpenApiInfo
       tags: doc.tags,
       security: route.auth === 'tenant' ? [{ ApiKey: [] }] : [],
       requestParams: {
-        ...(doc.query ? { query: doc.query as z.ZodObject } : {}),
+        ...(route.query ? { query: route.query } : {}),
         header: doc.ingestSource ? IngestHeaders : RequestHeaders,
       },
       ...(doc.requestBody ? { requestBody: { required: true, content: { 'application/json': { schema: doc.requestBody, example: requestExample } } } } : {}),

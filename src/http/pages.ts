@@ -3,7 +3,7 @@
  * `Accept: application/json`) and the REST API reference at `GET /api/v1/docs` (Redoc over the OpenAPI
  * document). Every asset comes from the project's own dependencies, so the pages work without internet
  * access; a Content-Security-Policy keeps the browser from asking any other host.
- * Other methods on these paths fall through to the REST plugin (JSON 404/405 as for any unknown path).
+ * Other methods on these paths are answered 405 before this plugin (`methods.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,8 +27,8 @@ const pagePaths = {
 export const noRouteMessage = (path: string) =>
   `No route ${path}. See GET ${pagePaths.home} for what this service serves (console, GraphiQL, API reference, OpenAPI document, health).`;
 
-/** The paths this plugin answers (for the metrics' `route` label). */
-export const pageRoutes = [pagePaths.home, pagePaths.apiReference, pagePaths.redocScript].map((path) => ({ path }));
+/** The paths this plugin answers, with GET (the method plugin's table, the metrics' `route` label). */
+export const pageRoutes = [pagePaths.home, pagePaths.apiReference, pagePaths.redocScript].map((path) => ({ path, method: 'GET' as const }));
 
 const contentSecurityPolicy = [
   "default-src 'self'",

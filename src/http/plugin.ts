@@ -1,7 +1,7 @@
 /**
  * Serves every REST route as one Yoga plugin (and answers unknown paths with the JSON 404). Each
- * request goes through one pipeline, in contract order: route (404/405) → X-API-Key (401) →
- * Service-Ingest-Source → Content-Type (415) → size (413) → JSON (400) → handler (validation
+ * request goes through one pipeline, in contract order: route (404; the 405s are `methods.ts`'s) → X-API-Key (401) →
+ * dry_run, Service-Ingest-Source, the query's parameter names (400) → Content-Type (415) → size (413) → JSON (400) → handler (validation
  * 400/403, parents 422). A throw becomes the contract's JSON error (database outages 503, else 500
  * without details). Ingest accounting is the ingestion use case's: the pipeline opens the request's
  * ingestion edge (`domain/shared/ingest-request.ts`) and reports through it only the requests
@@ -14,7 +14,7 @@ import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-r
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
-import { assertJsonContentType, parseJsonObject, readBodyText } from './request.js';
+import { assertJsonContentType, parseJsonObject, queryCheck, readBodyText } from './request.js';
 import { requestIdOf } from './request-id.js';
 import { requestAsSent } from './head.js';
 import { errorResponse, json } from './respond.js';
@@ -24,12 +24,8 @@ import { clientAddress } from './limits.js';
 import type { Charge } from '../limits/limits.js';
 
 export function useRestApi(routes: readonly Route[], services: Services): Plugin {
-  const byPath = new Map<string, Map<string, Route>>();
-  for (const route of routes) {
-    const methods = byPath.get(route.path) ?? new Map<string, Route>();
-    methods.set(route.method, route);
-    byPath.set(route.path, methods);
-  }
+  const byMethodAndPath = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const queryChecks = new Map(routes.flatMap((route) => (route.query ? [[route, queryCheck(route.query)] as const] : [])));
   const { config, auth, clock, logger } = services;
 
   /** A throw as the contract's error (a fault is logged; its details stay out of the answer). */
@@ -52,8 +48,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
   async function serve(request: Request, url: URL): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdOf(request);
-    const methods = byPath.get(url.pathname);
-    const route = methods?.get(request.method);
+    const route = byMethodAndPath.get(`${request.method} ${url.pathname}`);
     const scope = createRequestScope(services, requestId, route ? `${route.method} ${route.path}` : url.pathname);
     let tenant: TenantRef | null = null;
     let ingest: IngestRequest | null = null;
@@ -67,11 +62,8 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
 
     // The pipeline before the handler; a throw rejects the request whole.
     try {
-      if (!methods) throw new AppError('not_found', noRouteMessage(url.pathname));
-      if (!route) {
-        const allow = [...methods.keys()].join(', ');
-        throw new AppError('method_not_allowed', `${request.method} is not allowed on ${url.pathname}; use ${allow}.`, undefined, { Allow: allow });
-      }
+      // A known path with another method never gets here (methods.ts answers it with 405).
+      if (!route) throw new AppError('not_found', noRouteMessage(url.pathname));
       if (route.auth === 'tenant') {
         tenant = await services.limits.guardAuthentication(clientAddress(request), () => auth.authenticateTenant(request.headers.get('x-api-key')));
       }
@@ -87,6 +79,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
           dryRun: url.searchParams.getAll('dry_run'),
         });
       }
+      queryChecks.get(route)?.(url.searchParams);
       if (route.method === 'POST') {
         assertJsonContentType(request);
         body = parseJsonObject(await readBodyText(request, route.maxBodyBytes ?? config.http.maxBodyBytes, route.tooLargeAdvice), route.arrayAdvice);
@@ -102,7 +95,7 @@ export function useRestApi(routes: readonly Route[], services: Services): Plugin
       ingest?.reject(error, bodyRead ? body : undefined);
       rejection = errorResponse(error);
     }
-    const response = ctx ? await handled(route!, ctx) : rejection!;
+    const response = ctx && route ? await handled(route, ctx) : rejection!;
     // Every answer of a rate-limited route carries the limit's state (a request refused before the
     // charge, e.g. a 415, costs one record: otherwise junk would be free).
     if (route?.rateLimit && tenant) {

@@ -2,14 +2,16 @@
  * Request ids: the caller's `X-Request-Id` when it is sane (1–128 characters of letters, digits,
  * `_ . : -`), else a new UUID. The id is on every log line of the request (the request runs inside
  * `withRequestId`), echoed on every response (REST, GraphQL, health, metrics, errors), and GraphQL
- * requests get the one access log line REST requests get from the REST pipeline.
+ * requests (and every method refused by `methods.ts`) get the one access log line REST requests get
+ * from the REST pipeline.
  */
 import { randomUUID } from 'node:crypto';
 import { getOperationAST, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { withRequestId, type Logger } from '../logger.js';
 import { requestAsSent } from './head.js';
-import { isServicePath, servicePaths } from './paths.js';
+import { refusedMethod } from './methods.js';
+import { isServicePath, servicePaths, type ServicePath } from './paths.js';
 
 const ids = new WeakMap<Request, string>();
 const started = new WeakMap<Request, number>();
@@ -48,9 +50,10 @@ export function useRequestId(logger: Logger): Plugin {
       const request = requestAsSent(served);
       response.headers.set('x-request-id', requestIdOf(request));
       const path = new URL(request.url).pathname;
-      // REST routes and unknown paths log their own access line.
-      if (!isServicePath(path)) return;
-      const level = servicePaths[path];
+      // REST routes and unknown paths log their own access line; a method refused on any path is logged here, at info.
+      const refused = refusedMethod(served);
+      if (!refused && !isServicePath(path)) return;
+      const level = refused ? 'info' : servicePaths[path as ServicePath].log;
       const start = started.get(request);
       logger[level](
         {

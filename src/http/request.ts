@@ -1,5 +1,40 @@
-/** Reading REST request bodies: content type (415), size (413) and JSON (400 invalid_json: syntax, UTF-8, depth). */
-import { AppError } from '../errors.js';
+/**
+ * Reading REST requests: the query's parameter names (400 validation_failed), the body's content type
+ * (415), size (413) and JSON (400 invalid_json: syntax, UTF-8, depth).
+ */
+import type { z } from 'zod';
+import { AppError, validationFailed } from '../errors.js';
+import { createFieldHints } from '../domain/shared/hints.js';
+
+/** How much of an unknown parameter's name an answer repeats. */
+const maxEchoedName = 100;
+
+/**
+ * The check of a route's query string against the parameters it declares (`Route.query`): each other
+ * parameter is named in one 400 `validation_failed`, with the declared one it most likely means (as
+ * unknown body fields get: snake_case, or a near miss by edit distance). A typo such as
+ * `sync_runtime` would otherwise be ignored, and with it the freshness guard.
+ */
+export function queryCheck(query: z.ZodObject): (params: URLSearchParams) => void {
+  const known = Object.keys(query.shape);
+  const hints = createFieldHints({ body: query });
+  const takes = `This route takes ${known.join(', ')}.`;
+  return (params) => {
+    const unknown = [...new Set(params.keys())].filter((name) => !Object.hasOwn(query.shape, name));
+    if (!unknown.length) return;
+    const issues = unknown.map((sent) => {
+      const name = sent.length > maxEchoedName ? `${sent.slice(0, maxEchoedName)}…` : sent;
+      const meant = hints.suggest(sent)?.didYouMean;
+      return { name, meant, issue: `is not a query parameter of this route${meant ? ` (did you mean ${meant}?)` : ''}` };
+    });
+    const meant = issues.flatMap((i) => (i.meant ? [`${i.name}: did you mean \`${i.meant}\`?`] : []));
+    const sentence = ` Unknown query parameter${issues.length > 1 ? 's' : ''}${meant.length ? `: ${meant.join(' ')}` : ''}. ${takes}`;
+    throw validationFailed(
+      issues.map((i) => ({ field: i.name, issue: i.issue })),
+      sentence,
+    );
+  };
+}
 
 const jsonType = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

@@ -32,7 +32,6 @@ export interface RouteDoc {
   description?: string;
   tags: string[];
   requestBody?: z.ZodType;
-  query?: z.ZodType;
   /** Response schema of a 200. */
   response?: z.ZodType;
   /** Example 200 body for the request body's example (default: the response schema's first `examples` entry). */
@@ -53,6 +52,12 @@ export interface Route {
    * pipeline reports through it only the requests rejected before the handler ran.
    */
   ingestion?: IngestOperation;
+  /**
+   * The query parameters the route takes (the OpenAPI document's `parameters`): any other is a 400
+   * `validation_failed` naming it, with the parameter it most likely means. A route without one
+   * (the OpenAPI document's own) ignores its query string.
+   */
+  query?: z.ZodObject;
   /** Largest body the route reads (default: the service's `maxBodyBytes`, 1 MiB). */
   maxBodyBytes?: number;
   /** What the 413 message tells a sender whose body is over `maxBodyBytes` (for example the bulk route to use). */

@@ -21,6 +21,17 @@ export const SyncRunTimeQuery = z.object({
     }),
 });
 
+/** `sync_run_time` on the routes of kinds without a freshness guard (carriers, load updates): accepted, so one feed can send it everywhere, and ignored. */
+export const IgnoredSyncRunTimeQuery = z.object({
+  sync_run_time: z
+    .string()
+    .optional()
+    .meta({
+      description: 'Accepted and ignored (even an invalid value): this kind has no freshness guard, so the record is always written.',
+      examples: ['2026-11-23T10:00:00Z'],
+    }),
+});
+
 /**
  * `X-Request-Id` as sent: any value HTTP allows in a header (no control byte but tab: Node's parser
  * refuses the request with 400) is accepted; only a sane one becomes the request id.

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { onPostgres } from '../setup/database.js';
-import { adminQuery, databaseUrl } from '../setup/template.js';
+import { createDatabase, databaseUrl, dropDatabase } from '../setup/template.js';
 
 /** An empty database; `open` opens another connection to it (PostgreSQL), `drop` closes and removes it. */
 async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Promise<Database>; drop(): Promise<void> }> {
@@ -14,7 +14,7 @@ async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Prom
     return { db, open: async () => db, drop: () => db.close() };
   }
   const name = `tms_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
+  await createDatabase(name);
   const url = databaseUrl(name);
   const opened: Database[] = [];
   const open = async () => {
@@ -27,7 +27,7 @@ async function emptyDatabase(poolSize = 4): Promise<{ db: Database; open(): Prom
     open,
     async drop() {
       await Promise.all(opened.map((db) => db.close().catch(() => {})));
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropDatabase(name);
     },
   };
 }

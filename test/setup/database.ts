@@ -2,13 +2,13 @@
  * A fresh, migrated database for one test file, copied from the run's template (./template.ts, the
  * integration tests' global setup): PGlite in memory loaded from the template's dump by default; with
  * DATABASE_URL, a new PostgreSQL database created from the template next to the one the URL names
- * (dropped again at the end).
+ * (dropped again at the end; with TEST_CITUS=1, on every node of the Citus cluster: ./template.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { adminQuery, databaseUrl } from './template.js';
+import { createDatabase, databaseUrl, dropDatabase } from './template.js';
 
 export interface TestDatabase {
   db: Database;
@@ -25,7 +25,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return { db, url: null, drop: () => db.close() };
   }
   const name = `tms_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template.name}`);
+  await createDatabase(name, template.name);
   const url = databaseUrl(name);
   const db = await openDatabase({ url, dataDir: '', poolSize: 20 });
   return {
@@ -35,10 +35,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       try {
         await db.close(); // fails when the test closed it already
       } finally {
-        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await dropDatabase(name);
       }
     },
   };
 }
 
 export const onPostgres = () => Boolean(process.env.DATABASE_URL);
+export { onCitus } from './template.js';

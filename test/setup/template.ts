@@ -5,6 +5,12 @@
  *   closed to connections once migrated (`CREATE DATABASE … TEMPLATE` refuses a template anyone is
  *   connected to; copies in parallel are fine), dropped at the end of the run.
  * - PGlite: the migrated data directory, dumped to a tar file in a temporary folder (removed at the end).
+ * - A Citus cluster (DATABASE_URL names a database on the coordinator, TEST_CITUS=1; docs/guides/citus.md,
+ *   "Tests on a cluster"): every database is created on the coordinator and on each worker the coordinator's
+ *   `pg_dist_node` lists, with the `citus` extension in each and the workers registered in the coordinator's;
+ *   the migrations then distribute the template's tables (src/db/distribution.ts), and a test database is the
+ *   template copied on every node (`CREATE DATABASE … TEMPLATE` per node: the copies keep the shards and the
+ *   metadata that names them).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,17 +47,73 @@ export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultR
   }
 }
 
-/** DATABASE_URL naming another database on the same server. */
-export function databaseUrl(name: string): string {
+/** DATABASE_URL naming another database on the same server (or, given a worker's host and port, on that node). */
+export function databaseUrl(name: string, node?: { host: string; port: number }): string {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
+  if (node) {
+    url.hostname = node.host;
+    url.port = String(node.port);
+  }
   return url.toString();
+}
+
+/** True in the Citus mode of the harness (TEST_CITUS=1 with DATABASE_URL on a coordinator). */
+export const onCitus = () => Boolean(process.env.DATABASE_URL) && process.env.TEST_CITUS === '1';
+
+/** The cluster's workers, as the coordinator's database DATABASE_URL names registers them. */
+async function citusWorkers(): Promise<{ host: string; port: number }[]> {
+  return adminQuery<{ host: string; port: number }>(
+    `SELECT nodename AS host, nodeport AS port FROM pg_dist_node WHERE groupid <> 0 AND noderole = 'primary' ORDER BY nodeid`,
+  );
+}
+
+/**
+ * Creates a database (from `template`, or empty) on the server DATABASE_URL names, and in the Citus mode on
+ * every worker too: an empty one gets the `citus` extension on each node and the workers registered in the
+ * coordinator's; a copy of a template keeps the template's extension, shards and metadata.
+ */
+export async function createDatabase(name: string, template?: string): Promise<void> {
+  const create = `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`;
+  if (!onCitus()) return void (await adminQuery(create));
+  const workers = await citusWorkers();
+  await Promise.all([adminQuery(create), ...workers.map((node) => adminQuery(create, [], databaseUrl('postgres', node)))]);
+  if (template) return;
+  const coordinator = new URL(process.env.DATABASE_URL!);
+  await Promise.all(workers.map((node) => adminQuery('CREATE EXTENSION citus', [], databaseUrl(name, node))));
+  await adminQuery('CREATE EXTENSION citus', [], databaseUrl(name));
+  await adminQuery('SELECT citus_set_coordinator_host($1, $2)', [coordinator.hostname, Number(coordinator.port || 5432)], databaseUrl(name));
+  for (const node of workers) await adminQuery('SELECT citus_add_node($1, $2)', [node.host, node.port], databaseUrl(name));
+}
+
+/** Drops a database made by `createDatabase` (on every node in the Citus mode). */
+export async function dropDatabase(name: string): Promise<void> {
+  const drop = `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`;
+  await adminQuery(drop);
+  if (onCitus()) await Promise.all((await citusWorkers()).map((node) => adminQuery(drop, [], databaseUrl('postgres', node))));
+}
+
+/** Closes a template to connections on every node (CREATE DATABASE … TEMPLATE refuses one anyone is connected to). */
+async function closeTemplate(name: string): Promise<void> {
+  const nodes = onCitus() ? [undefined, ...(await citusWorkers())] : [undefined];
+  for (const node of nodes) {
+    const url = node ? databaseUrl('postgres', node) : process.env.DATABASE_URL;
+    await adminQuery(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`, [], url);
+    // A closed connection's server process may outlive it briefly; Citus's maintenance daemon of the
+    // database (a background worker) is ended: it cannot reconnect now.
+    for (;;) {
+      const left = await adminQuery<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name], url);
+      if (!left.length) break;
+      if (onCitus()) await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name], url);
+      await sleep(50);
+    }
+  }
 }
 
 async function postgresTemplate() {
   const name = `tms_template_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const drop = async () => void (await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  await createDatabase(name);
+  const drop = () => dropDatabase(name);
   try {
     const db = await openDatabase({ url: databaseUrl(name), dataDir: '' });
     try {
@@ -59,9 +121,7 @@ async function postgresTemplate() {
     } finally {
       await db.close();
     }
-    await adminQuery(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-    // A closed connection's server process may outlive it briefly: wait until none is left.
-    while ((await adminQuery('SELECT 1 FROM pg_stat_activity WHERE datname = $1', [name])).length > 0) await sleep(50);
+    await closeTemplate(name);
   } catch (error) {
     await drop();
     throw error;

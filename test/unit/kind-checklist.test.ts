@@ -1,136 +1,161 @@
 /**
- * The add-a-kind checklist (CONTRIBUTING.md, "Adding a record kind"), checked for each of the five
- * kinds as this file states them, not as the registry derives them: a kind whose folder, Prisma model,
- * migration, registry line, GraphQL object, demo records, test body, routes, mutations, OpenAPI
- * schemas or reference docs are forgotten fails here, naming the file. The checklist itself must name
- * every file checked.
+ * The add-a-kind checklist (CONTRIBUTING.md, "Adding a record kind"), followed as a contributor would:
+ * its numbered steps are read from the file, each step's files are checked, for every kind of the
+ * registry, to exist and to handle that kind (the kind's folder, its Prisma model and the migration
+ * creating its table, its registry line, its GraphQL object, its compiled read, its purge, its data-quality
+ * window, its demo records, its console entries, its test body, its reference docs). So the test fails
+ * when a step names a file it cannot follow (a wrong or renamed step), when a step is missing (a check
+ * below no step names, or a file of `src/` that lists every kind and no step names), and, naming the file
+ * and the kind, when a kind misses a step.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { recordKinds } from '../../src/domain/registry.js';
-import { recordObjects, schema } from '../../src/graphql/schema.js';
-import { openApiDocument, restRoutes } from '../../src/routes.js';
+import { recordSpecs } from '../../src/domain/registry.js';
+import type { RecordSpec } from '../../src/domain/shared/record.js';
+import { recordObjects } from '../../src/graphql/schema.js';
 import { fullBodies } from '../factories/records.js';
 
-const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const root = new URL('../../', import.meta.url);
+const exists = (path: string) => existsSync(new URL(path, root));
+const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** The five kinds, as the contract names them (api-contract.md B and C). */
-const kinds = [
-  {
-    kind: 'carrier',
-    folder: 'carrier',
-    model: 'Carrier',
-    table: 'carriers',
-    collection: 'carriers',
-    write: 'upsert',
-    body: 'CarrierUpsert',
-    input: 'CarrierInput',
+type Spec = (typeof recordSpecs)[number] & RecordSpec;
+const specs = recordSpecs as readonly Spec[];
+/** The kind's folder: its name in kebab-case (`load_leg` → `load-leg`). */
+const folderOf = (spec: Spec) => spec.kind.replaceAll('_', '-');
+const appendOnly = (spec: Spec) => spec.freshness === 'append_only';
+const camel = (kind: string) => kind.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const migrations = () =>
+  readdirSync(new URL('prisma/migrations/', root), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => read(`prisma/migrations/${entry.name}/migration.sql`))
+    .join('\n');
+const compiledReads = () =>
+  readdirSync(new URL('src/domain/', root), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('compiled-graphql.ts'))
+    .map((path) => read(`src/domain/${path}`))
+    .join('\n');
+
+/**
+ * What each file a step names must hold for a kind: a message saying what is missing, or null. A step's
+ * file without an entry here is a step this test cannot follow (it fails, asking for one).
+ */
+const checks: Record<string, (spec: Spec) => string | null> = {
+  'src/domain/<folder>/schema.ts': (spec) => {
+    const path = `src/domain/${folderOf(spec)}/schema.ts`;
+    if (!exists(path)) return `${path} does not exist`;
+    return /defineRecord\(/.test(read(path)) && read(path).includes(`'${spec.kind}'`) ? null : `${path} does not declare kind '${spec.kind}' with defineRecord`;
   },
-  { kind: 'load', folder: 'load', model: 'Load', table: 'loads', collection: 'loads', write: 'upsert', body: 'LoadUpsert', input: 'LoadInput' },
-  {
-    kind: 'load_leg',
-    folder: 'load-leg',
-    model: 'LoadLeg',
-    table: 'load_legs',
-    collection: 'loadlegs',
-    write: 'upsert',
-    body: 'LoadLegUpsert',
-    input: 'LoadLegInput',
+  'src/domain/<folder>/graphql.ts': (spec) => {
+    const path = `src/domain/${folderOf(spec)}/graphql.ts`;
+    if (!exists(path)) return `${path} does not exist`;
+    const text = read(path);
+    if (!text.includes(`'${spec.model}'`)) return `${path} defines no object type of model ${spec.model}`;
+    return /\.\.\.storedFields\(t, \w+Record/.test(text)
+      ? null
+      : `${path}: the ${spec.model} object does not take its stored fields from the declaration (storedFields)`;
   },
-  { kind: 'stop', folder: 'stop', model: 'Stop', table: 'stops', collection: 'stops', write: 'upsert', body: 'StopUpsert', input: 'StopInput' },
-  {
-    kind: 'load_update',
-    folder: 'load-update',
-    model: 'LoadUpdate',
-    table: 'load_updates',
-    collection: 'loadupdates',
-    write: 'create',
-    body: 'LoadUpdateCreate',
-    input: 'LoadUpdateInput',
+  'prisma/schema.prisma': (spec) => {
+    const model = new RegExp(`^model ${spec.model} \\{([\\s\\S]*?)^\\}`, 'm').exec(read('prisma/schema.prisma'))?.[1];
+    if (!model?.includes(`@@map("${spec.table}")`)) return `prisma/schema.prisma has no model ${spec.model} mapped to ${spec.table}`;
+    if (/^\s+tenant\s+Tenant\b/m.test(model)) return `prisma/schema.prisma: model ${spec.model} has a tenant relation (a foreign key to tenants)`;
+    return appendOnly(spec) || model.includes('@map("deleted_at")') ? null : `prisma/schema.prisma: model ${spec.model} has no deleted_at column`;
   },
-] as const;
+  'prisma/migrations/': (spec) =>
+    migrations().includes(`CREATE TABLE "${spec.table}"`) ? null : `no migration under prisma/migrations/ creates ${spec.table}`,
+  'src/domain/registry.ts': (spec) =>
+    read('src/domain/registry.ts').includes(`from './${folderOf(spec)}/schema.js'`)
+      ? null
+      : `src/domain/registry.ts does not import ./${folderOf(spec)}/schema.js`,
+  'src/graphql/schema.ts': (spec) =>
+    (recordObjects as Record<string, { name: string } | undefined>)[spec.kind]?.name === spec.model
+      ? null
+      : `src/graphql/schema.ts: recordObjects.${spec.kind} is not the ${spec.model} object`,
+  'src/domain/<folder>/compiled-graphql.ts': (spec) =>
+    new RegExp(`compiledType\\(\\s*'${spec.model}'`).test(compiledReads())
+      ? null
+      : `no src/domain/*/compiled-graphql.ts compiles the ${spec.model} object (compiledType)`,
+  'src/domain/shared/tombstones.ts': (spec) =>
+    appendOnly(spec) || read('src/domain/shared/tombstones.ts').includes(`DELETE FROM ${spec.table} `)
+      ? null
+      : `src/domain/shared/tombstones.ts does not purge ${spec.table}`,
+  'src/domain/data-quality/service.ts': (spec) =>
+    new RegExp(`^  ${spec.kind}: \\{`, 'm').test(read('src/domain/data-quality/service.ts'))
+      ? null
+      : `src/domain/data-quality/service.ts: no window (windowed.${spec.kind})`,
+  'src/demo/seed.ts': (spec) => (read('src/demo/seed.ts').includes(`recordSpecOf.${spec.kind})`) ? null : `src/demo/seed.ts seeds no ${spec.kind} records`),
+  'src/console/console.js': (spec) =>
+    new RegExp(`^  ${spec.kind.toUpperCase()}: \\{ title: `, 'm').test(read('src/console/console.js'))
+      ? null
+      : `src/console/console.js: qualityKinds has no ${spec.kind.toUpperCase()}`,
+  'src/console/console.html': (spec) => {
+    const lookup = spec.graphql.rootFields.find((field) => field === camel(spec.kind));
+    return !lookup || read('src/console/console.html').includes(`<option value="${lookup}">`)
+      ? null
+      : `src/console/console.html: the record lookup has no ${lookup} option`;
+  },
+  'test/factories/records.ts': (spec) => (spec.kind in fullBodies ? null : `test/factories/records.ts: fullBodies has no ${spec.kind}`),
+  'docs/reference/rest.md': (spec) =>
+    new RegExp(`/api/v1/(${escape(spec.rest.collection)}|\\{[^}]*\\b${escape(spec.rest.collection)}\\b[^}]*\\})/`).test(read('docs/reference/rest.md'))
+      ? null
+      : `docs/reference/rest.md names no /api/v1/${spec.rest.collection}/ route`,
+  'docs/reference/graphql.md': (spec) =>
+    read('docs/reference/graphql.md').includes(spec.graphql.mutation) ? null : `docs/reference/graphql.md does not name ${spec.graphql.mutation}`,
+  'docs/reference/events.md': (spec) => {
+    const missing = spec.changeEvents.filter((type) => !read('docs/reference/events.md').includes(`\`${type}\``));
+    return missing.length ? `docs/reference/events.md does not describe ${missing.join(', ')}` : null;
+  },
+};
 
-/** Every file the checklist makes a contributor touch (`<folder>`: the kind's folder). */
-const checklistFiles = [
-  'src/domain/<folder>/schema.ts',
-  'src/domain/<folder>/graphql.ts',
-  'prisma/schema.prisma',
-  'prisma/migrations/',
-  'src/domain/registry.ts',
-  'src/graphql/schema.ts',
-  'src/demo/seed.ts',
-  'test/factories/records.ts',
-  'docs/reference/rest.md',
-  'docs/reference/graphql.md',
-];
+/** The checklist's steps: number, text, and the files (backquoted) before the colon that ends their head. */
+function steps(): { number: number; text: string; files: string[] }[] {
+  const contributing = read('CONTRIBUTING.md');
+  const start = contributing.indexOf('## Adding a record kind');
+  const section = contributing.slice(start, contributing.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/^(\d+)\. ([\s\S]*?)(?=^\d+\. |^\S|(?![\s\S]))/gm)].map((m) => {
+    const text = m[2]!;
+    const head = text.slice(0, text.search(/`: /) + 1);
+    return { number: Number(m[1]), text, files: [...head.matchAll(/`([^`]+)`/g)].map((f) => f[1]!) };
+  });
+}
 
-const prismaSchema = read('prisma/schema.prisma');
-const migrations = readdirSync(new URL('../../prisma/migrations/', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => read(`prisma/migrations/${entry.name}/migration.sql`))
-  .join('\n');
-const mutationFields = schema.getMutationType()!.getFields();
-const components = Object.keys((openApiDocument as { components: { schemas: Record<string, unknown> } }).components.schemas);
-const paths = restRoutes.map((route) => route.path);
-const capital = (word: string) => `${word[0]!.toUpperCase()}${word.slice(1)}`;
-
-test('the registry holds exactly the five kinds, in the order a TMS posts them (src/domain/registry.ts)', () => {
-  expect(recordKinds).toEqual(kinds.map((k) => k.kind));
+test("CONTRIBUTING.md's checklist is numbered steps, each naming its files before a colon", () => {
+  const list = steps();
+  expect(list.length).toBeGreaterThan(5);
+  expect(list.map((step) => step.number)).toEqual(list.map((_, i) => i + 1));
+  for (const step of list) expect(step.files, `step ${step.number} names no file: ${step.text.slice(0, 80)}`).not.toEqual([]);
 });
 
-describe.each(kinds.map((k) => [k.kind, k] as const))('record kind %s, as the checklist wires it', (_kind, k) => {
-  const deletes = k.write === 'upsert';
+test('every file a step names is one this test can follow, and every check is a step', () => {
+  const named = steps().flatMap((step) => step.files.map((file) => ({ step: step.number, file })));
+  for (const { step, file } of named) expect(Object.keys(checks), `step ${step} names ${file}, which this test cannot follow: add its check`).toContain(file);
+  for (const file of Object.keys(checks))
+    expect(
+      named.map((n) => n.file),
+      `no step names ${file}: a missing step`,
+    ).toContain(file);
+});
 
-  test('its folder: src/domain/<kind>/schema.ts and graphql.ts', () => {
-    for (const file of ['schema.ts', 'graphql.ts']) {
-      expect(existsSync(new URL(`../../src/domain/${k.folder}/${file}`, import.meta.url)), `src/domain/${k.folder}/${file}`).toBe(true);
+test('a file of src/ (outside the kinds’ own folders) that names every kind is a step of the checklist', () => {
+  const named = new Set(steps().flatMap((step) => step.files));
+  const kindFolders = new Set(specs.map((spec) => `domain/${folderOf(spec)}/`));
+  const words = (spec: Spec) =>
+    new RegExp(`\\b(${[spec.kind, spec.table, spec.model, camel(spec.kind), spec.kind.toUpperCase(), folderOf(spec)].map(escape).join('|')})\\b`);
+  const listers = readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' })
+    .filter((path) => /\.(ts|js|html)$/.test(path) && !path.startsWith('db/generated/') && ![...kindFolders].some((folder) => path.startsWith(folder)))
+    .filter((path) => specs.every((spec) => words(spec).test(read(`src/${path}`))));
+  expect(listers.length).toBeGreaterThan(0);
+  for (const path of listers) expect([...named], `src/${path} names every kind but no step of the checklist names it`).toContain(`src/${path}`);
+});
+
+describe.each(specs.map((spec) => [spec.kind, spec] as const))('record kind %s, as the checklist wires it', (_kind, spec) => {
+  test.each(steps().map((step) => [step.number, step] as const))('step %i', (_number, step) => {
+    for (const file of step.files) {
+      const check = checks[file];
+      expect(check, `step ${step.number}: ${file}`).toBeDefined();
+      expect(check!(spec), `step ${step.number} (${file}), kind ${spec.kind}`).toBeNull();
     }
   });
-
-  test('its table: the Prisma model (prisma/schema.prisma) and a migration creating it (prisma/migrations/)', () => {
-    const model = new RegExp(`^model ${k.model} \\{[\\s\\S]*?@@map\\("${k.table}"\\)[\\s\\S]*?^\\}`, 'm');
-    expect(prismaSchema, `prisma/schema.prisma: no model ${k.model} mapped to ${k.table}`).toMatch(model);
-    expect(migrations, `prisma/migrations: no migration creates ${k.table}`).toContain(`CREATE TABLE "${k.table}"`);
-  });
-
-  test('its GraphQL object type (src/graphql/schema.ts recordObjects) and input', () => {
-    expect((recordObjects as Record<string, { name: string }>)[k.kind]?.name, `src/graphql/schema.ts: recordObjects.${k.kind}`).toBe(k.model);
-    expect(schema.getType(k.input), `no GraphQL input ${k.input}`).toBeDefined();
-  });
-
-  test('its REST routes: single and bulk write, and delete unless append-only', () => {
-    const write = [`/api/v1/${k.collection}/${k.write}`, `/api/v1/${k.collection}/bulk_${k.write}`];
-    const remove = [`/api/v1/${k.collection}/delete`, `/api/v1/${k.collection}/bulk_delete`];
-    for (const path of write) expect(paths, path).toContain(path);
-    for (const path of remove) expect(paths.includes(path), path).toBe(deletes);
-  });
-
-  test('its GraphQL mutations: single and bulk write, and delete unless append-only', () => {
-    for (const name of [`${k.write}${k.model}`, `bulk${capital(k.write)}${k.model}s`]) expect(mutationFields[name], name).toBeDefined();
-    for (const name of [`delete${k.model}`, `bulkDelete${k.model}s`]) expect(name in mutationFields, name).toBe(deletes);
-  });
-
-  test('its OpenAPI schemas: the body, its bulk envelope, and the delete bodies unless append-only', () => {
-    for (const id of [k.body, `${k.body}Bulk`]) expect(components, id).toContain(id);
-    for (const id of [`${k.model}Delete`, `${k.model}DeleteBulk`]) expect(components.includes(id), id).toBe(deletes);
-  });
-
-  test('its records in the demo seed (src/demo/seed.ts) and its full body in test/factories/records.ts', () => {
-    expect(read('src/demo/seed.ts'), `src/demo/seed.ts: no restPath(recordSpecOf.${k.kind})`).toContain(`restPath(recordSpecOf.${k.kind})`);
-    expect(Object.keys(fullBodies), 'test/factories/records.ts fullBodies').toContain(k.kind);
-  });
-
-  test('its routes and mutations in the reference (docs/reference/rest.md, docs/reference/graphql.md)', () => {
-    expect(read('docs/reference/rest.md'), `docs/reference/rest.md: no /${k.collection}/ route`).toMatch(new RegExp(`\\b${k.collection}\\b`));
-    expect(read('docs/reference/graphql.md'), `docs/reference/graphql.md: no ${k.write}${k.model}`).toContain(`${k.write}${k.model}`);
-  });
-});
-
-test("CONTRIBUTING.md's checklist names every file a new kind touches", () => {
-  const contributing = read('CONTRIBUTING.md');
-  const section = contributing.slice(
-    contributing.indexOf('## Adding a record kind'),
-    contributing.indexOf('\n## ', contributing.indexOf('## Adding a record kind') + 1),
-  );
-  for (const file of checklistFiles) expect(section, `CONTRIBUTING.md "Adding a record kind" does not name ${file}`).toContain(file);
 });

@@ -5,23 +5,13 @@ import { pageSize } from '../../graphql/page-sizes.js';
 import { tenantOf, type RequestContext } from '../../graphql/context.js';
 import { carrierSearchWhere } from './queries.js';
 import { carrierRecord } from './schema.js';
-import { describeStoredField } from '../shared/record.js';
-
-/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
-const describe = (name: string) => describeStoredField(carrierRecord, name);
+import { storedFields } from '../../graphql/stored-fields.js';
 
 export const CarrierObject = builder.prismaObject('Carrier', {
   description: 'A carrier (trucking company) as the TMS knows it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: describe('permalink') }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
-    name: t.exposeString('name', { nullable: true, description: describe('name') }),
-    mcNumber: t.exposeString('mcNumber', { nullable: true, description: describe('mcNumber') }),
-    dotNumber: t.exposeString('dotNumber', { nullable: true, description: describe('dotNumber') }),
-    scac: t.exposeString('scac', { nullable: true, description: describe('scac') }),
-    email: t.exposeString('email', { nullable: true, description: describe('email') }),
-    phone: t.exposeString('phone', { nullable: true, description: describe('phone') }),
+    ...storedFields(t, carrierRecord),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
     deletedAt: t.expose('deletedAt', {

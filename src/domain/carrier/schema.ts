@@ -31,6 +31,7 @@ export const carrierRecord = defineRecord({
   model: 'Carrier',
   changeEvents: ['carrier.deleted'],
   events: { snapshot: null, deleted: 'carrier.deleted' },
+  hidden: ['company_permalink'],
   load: null,
   body: CarrierUpsert,
   permalinkField: 'native_system_carrier_permalink',

@@ -1,8 +1,9 @@
 /**
  * `ingest_health.state_changed`: every tenant's sources are evaluated (as `ingestHealth` evaluates
- * them) and the states upserted into ingest_health_states; the conditional upsert changes a row only
- * when its state differs, and the row's trigger records the event (source, from, to) in the same
- * transaction. Instances evaluating at the same time record a change once.
+ * them) and the states upserted into ingest_health_states, one statement per tenant (one shard's work
+ * on a Citus cluster); the conditional upsert changes a row only when its state differs, and the same
+ * statement records the event (source, from, to) of each row it changed. Instances evaluating at the
+ * same time record a change once: the stored row is locked before it is compared.
  */
 import type { Database } from '../../db/database.js';
 import { ingestSources, type IngestSourceName } from '../ingest-health/report.js';
@@ -40,14 +41,41 @@ export async function recordIngestHealthStates({ db, now, degradedRejectionRate 
     states.push({ tenantId: row.tenant_id, source: row.source, state });
   }
   if (!states.length) return 0;
-  const changed = await db.sql.query<{ tenant_id: string }>(
-    `INSERT INTO ingest_health_states AS s (tenant_id, source, state, changed_at)
-     SELECT tenant_id, source, state, $4::timestamptz FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(tenant_id, source, state)
-     WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = u.tenant_id)
-     ON CONFLICT (tenant_id, source) DO UPDATE SET state = EXCLUDED.state, changed_at = EXCLUDED.changed_at
-     WHERE s.state <> EXCLUDED.state
-     RETURNING tenant_id`,
-    [states.map((s) => s.tenantId), states.map((s) => s.source), states.map((s) => s.state), now],
-  );
-  return changed.length;
+  let changed = 0;
+  for (const tenantId of new Set(states.map((s) => s.tenantId))) {
+    const mine = states.filter((s) => s.tenantId === tenantId);
+    const rows = await db.sql.query<{ changed: number }>(recordStatesSql, [tenantId, mine.map((s) => s.source), mine.map((s) => s.state), now]);
+    changed += rows[0]?.changed ?? 0;
+  }
+  return changed;
 }
+
+/**
+ * $1 tenant, $2 sources, $3 their states, $4 now. The stored states are locked first (read at their latest
+ * version: the state an event names as `from`; a source without a row was NO_TRAFFIC), then each state that
+ * differs is written, and its `ingest_health.state_changed` event recorded.
+ */
+const recordStatesSql = `WITH input AS (
+    SELECT $1::uuid AS tenant_id, u.source, u.state FROM unnest($2::text[], $3::text[]) AS u(source, state)
+    WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = $1::uuid)
+  ),
+  before AS (
+    SELECT s.source, s.state FROM ingest_health_states s WHERE s.tenant_id = $1::uuid AND s.source = ANY ($2::text[]) ORDER BY s.source FOR UPDATE
+  ),
+  written AS (
+    INSERT INTO ingest_health_states AS s (tenant_id, source, state, changed_at)
+    SELECT tenant_id, source, state, $4::timestamptz FROM input ORDER BY source
+    ON CONFLICT (tenant_id, source) DO UPDATE SET state = EXCLUDED.state, changed_at = EXCLUDED.changed_at
+    WHERE s.state <> EXCLUDED.state
+    RETURNING s.tenant_id, s.source, s.state, s.changed_at
+  ),
+  events AS (
+    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
+    SELECT w.tenant_id, NULL, 'ingest_health.state_changed', NULL,
+      jsonb_build_object('source', upper(w.source), 'from', COALESCE(b.state, 'NO_TRAFFIC'), 'to', w.state, 'changedAt', load_event_time(w.changed_at)),
+      w.changed_at
+    FROM written w LEFT JOIN before b ON b.source = w.source
+    WHERE COALESCE(b.state, 'NO_TRAFFIC') IS DISTINCT FROM w.state
+    ORDER BY w.source
+  )
+  SELECT count(*)::int AS changed FROM written`;

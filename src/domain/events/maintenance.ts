@@ -41,18 +41,34 @@ export function createEventMaintenance({
   degradedRejectionRate,
   intervalMs,
 }: EventMaintenanceOptions) {
+  /**
+   * One pass: each step on its own, so one that fails (logged, with its name) skips none of the others; a
+   * pass with a failed step then fails as a whole (periodicJob logs it and the next tick tries again).
+   */
   async function runOnce(): Promise<void> {
+    const failed: string[] = [];
+    const step = async <T>(name: string, work: () => Promise<T>, otherwise: T): Promise<T> => {
+      try {
+        return await work();
+      } catch (error) {
+        failed.push(name);
+        logger.warn({ err: error, step: name }, `event maintenance: ${name} failed`);
+        return otherwise;
+      }
+    };
     // This instance's accounting first, so its requests count in the states.
-    await recorder.flush();
+    await step('ingest accounting', () => recorder.flush(), undefined);
     const now = clock.now();
-    const changed = await recordIngestHealthStates({ db, now, degradedRejectionRate });
-    const numbered = await sequencer.sweep();
-    const pruned = await pruneLoadEvents(db, new Date(now.getTime() - retentionMs));
-    const purged = deletedRetentionMs === undefined ? 0 : await purgeTombstones(db, new Date(now.getTime() - deletedRetentionMs));
-    const coverage = await maintainFieldCoverage(db, now);
+    const changed = await step('ingest health states', () => recordIngestHealthStates({ db, now, degradedRejectionRate }), 0);
+    const numbered = await step('event numbering', () => sequencer.sweep(), 0);
+    const pruned = await step('event retention', () => pruneLoadEvents(db, new Date(now.getTime() - retentionMs)), 0);
+    const purged =
+      deletedRetentionMs === undefined ? 0 : await step('tombstone purge', () => purgeTombstones(db, new Date(now.getTime() - deletedRetentionMs)), 0);
+    const coverage = await step('field coverage', () => maintainFieldCoverage(db, now), { rolledUp: 0, dropped: 0 });
     if (changed || numbered || pruned || purged || coverage.rolledUp || coverage.dropped) {
       logger.debug({ changed, numbered, pruned, purged, coverage }, 'event maintenance');
     }
+    if (failed.length) throw new Error(`Event maintenance: ${failed.join(', ')} failed (the other steps ran).`);
   }
 
   const job = periodicJob('event maintenance', runOnce, intervalMs, logger);

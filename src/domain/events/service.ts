@@ -60,16 +60,23 @@ export async function latestSeq(db: Database, tenantId: string): Promise<bigint>
   return row?.seq ?? 0n;
 }
 
-/** Deletes events that occurred before `before` (retention), in batches; returns how many. */
+/**
+ * Deletes events that occurred before `before` (retention), tenant by tenant in batches (each batch one
+ * shard's statement on a Citus cluster); returns how many.
+ */
 export async function pruneLoadEvents(db: Database, before: Date, batchSize = 10_000): Promise<number> {
   let total = 0;
-  for (;;) {
-    const [row] = await db.sql.query<{ deleted: number }>(
-      `WITH gone AS (DELETE FROM load_events WHERE (tenant_id, id) IN (SELECT tenant_id, id FROM load_events WHERE occurred_at < $1 LIMIT $2) RETURNING 1)
-       SELECT count(*)::int AS deleted FROM gone`,
-      [before, batchSize],
-    );
-    total += row?.deleted ?? 0;
-    if ((row?.deleted ?? 0) < batchSize) return total;
+  for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants ORDER BY id', [])) {
+    for (;;) {
+      const [row] = await db.sql.query<{ deleted: number }>(
+        `WITH gone AS (DELETE FROM load_events WHERE tenant_id = $3::uuid
+           AND (tenant_id, id) IN (SELECT tenant_id, id FROM load_events WHERE tenant_id = $3::uuid AND occurred_at < $1 LIMIT $2) RETURNING 1)
+         SELECT count(*)::int AS deleted FROM gone`,
+        [before, batchSize, id],
+      );
+      total += row?.deleted ?? 0;
+      if ((row?.deleted ?? 0) < batchSize) break;
+    }
   }
+  return total;
 }

@@ -8,10 +8,7 @@ import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/c
 import { editLoad, LoadPatch } from './edit.js';
 import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf, type LoadFilter } from './queries.js';
 import { loadRecord } from './schema.js';
-import { describeStoredField } from '../shared/record.js';
-
-/** Descriptions of the stored contract fields, from their zod fields (`schema.ts`). */
-const describe = (name: string) => describeStoredField(loadRecord, name);
+import { storedFields } from '../../graphql/stored-fields.js';
 
 /** Most updates one `Load.updates` selection returns. */
 const maxUpdates = 100;
@@ -31,20 +28,8 @@ export const LoadObject = builder.prismaObject('Load', {
   description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    permalink: t.exposeString('permalink', { description: describe('permalink') }),
-    tmsId: t.exposeString('tmsId', { nullable: true, description: describe('tmsId') }),
-    status: t.exposeString('status', { nullable: true, description: describe('status') }),
+    ...storedFields(t, loadRecord),
     phase: t.expose('phase', { type: PhaseEnum, description: "Phase translated from `status` by the tenant's status mapping." }),
-    customerReferenceNumber: t.exposeString('customerReferenceNumber', { nullable: true, description: describe('customerReferenceNumber') }),
-    orderType: t.exposeString('orderType', { nullable: true, description: describe('orderType') }),
-    bolNumber: t.exposeString('bolNumber', { nullable: true, description: describe('bolNumber') }),
-    poNumber: t.exposeString('poNumber', { nullable: true, description: describe('poNumber') }),
-    loadMode: t.exposeString('loadMode', { nullable: true, description: describe('loadMode') }),
-    customerName: t.exposeString('customerName', { nullable: true, description: describe('customerName') }),
-    originStopId: t.exposeString('originStopId', { nullable: true, description: describe('originStopId') }),
-    originStopIdPermalink: t.exposeString('originStopIdPermalink', { nullable: true, description: describe('originStopIdPermalink') }),
-    destinationStopId: t.exposeString('destinationStopId', { nullable: true, description: describe('destinationStopId') }),
-    destinationStopIdPermalink: t.exposeString('destinationStopIdPermalink', { nullable: true, description: describe('destinationStopIdPermalink') }),
     tmsUrl: t.string({
       nullable: true,
       description:

@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
 import type { TableStatistics } from '../../db/table-statistics.js';
 import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/record-statements.js';
-import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
+import { AppError, isDataRefusal, isSerializationFailure, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
 import { hasValue, recommendedFields, type IngestAction, type RecordSpec } from './record.js';
@@ -133,6 +133,22 @@ interface Write {
 
 /** The recommended fields of a record a valid body left empty (reported with an accepted record: the missing-field metric). */
 type MissingFields = readonly string[];
+
+/**
+ * Runs a write statement again when it met a concurrent create of one of its records (SQLSTATE 40001,
+ * raised by the statement itself: db/record-statements.ts, `raced`): it rolled back whole, and the
+ * record it raced is committed by then, so the next run reads it as the stored row. One more run is
+ * enough but for a pathological schedule; after the last the error is thrown (503, retry).
+ */
+async function againOnConcurrentCreate<T>(write: () => Promise<T>, runs = 4): Promise<T> {
+  for (let run = 1; ; run++) {
+    try {
+      return await write();
+    } catch (thrown) {
+      if (run >= runs || !isSerializationFailure(thrown)) throw thrown;
+    }
+  }
+}
 
 /** Compiles the use case of one operation: its validator, its statements, its rows and its outcomes. */
 export function createIngestion({ spec, action, body }: IngestTarget) {
@@ -274,7 +290,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
     };
     try {
-      rows = await (lock && !w.scope.dryRun ? w.scope.db.transaction(run) : run(sql));
+      rows = await againOnConcurrentCreate(() => (lock && !w.scope.dryRun ? w.scope.db.transaction(run) : run(sql)));
     } catch (thrown) {
       if (!isDataRefusal(thrown) || w.single) throw thrown;
       const [first] = group;

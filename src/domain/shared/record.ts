@@ -67,8 +67,6 @@ export interface RecordEvents<Field extends string = string> {
    * other events, and the field is then no changed field of its `changed` event.
    */
   transitions?: readonly { type: string; field: Field }[];
-  /** Fields (columns or parents) left out of the snapshot and the changed fields. */
-  omit?: readonly Field[];
 }
 
 type FieldOf<Body extends z.ZodObject> = keyof Body['shape'] & string;
@@ -106,9 +104,15 @@ export interface RecordSpec<Kind extends string = string> {
    * The database side of the kind's change events (docs/decisions/0032-set-based-writes.md): the
    * write statements (db/record-statements.ts) record them from this, in the write's own statement.
    * The snapshot in a payload holds every column and parent of the kind (by default: a field added to
-   * the kind is in its events) but those named in `omit`, plus `phase`, `extra` and the times.
+   * the kind is in its events) but the `hidden` ones, plus `phase`, `extra` and the times.
    */
   events: RecordEvents;
+  /**
+   * Stored fields (columns or parents) no reader is shown: left out of the change events' snapshots and
+   * changed fields, and of the kind's GraphQL object (`graphql/stored-fields.ts`). Every other column
+   * is shown in both, so a field added to the kind is.
+   */
+  hidden?: readonly string[];
   /**
    * The parent chain up to the load: `self` (the record is a load), the parent field whose record
    * leads to the load (its own `load`), or null (the record hangs under no load: no activity, no
@@ -136,11 +140,12 @@ export function defineRecord<
   const Permalink extends FieldOf<Body>,
   const ParentField extends FieldOf<Body> = never,
 >(
-  spec: Omit<RecordSpec<Kind>, 'body' | 'permalinkField' | 'columns' | 'parents' | 'phase' | 'events' | 'load'> & {
+  spec: Omit<RecordSpec<Kind>, 'body' | 'permalinkField' | 'columns' | 'parents' | 'phase' | 'events' | 'load' | 'hidden'> & {
     body: Body;
     permalinkField: Permalink;
     phase?: { from: Exclude<FieldOf<Body>, Permalink | ParentField>; withoutStatus: 'UNMAPPED' | null };
     events: RecordEvents<NoInfer<Exclude<FieldOf<Body>, Permalink>>>;
+    hidden?: readonly NoInfer<Exclude<FieldOf<Body>, Permalink>>[];
     load: 'self' | NoInfer<ParentField> | null;
     parents: readonly ParentSpec<ParentField>[];
     columns: { readonly [F in Exclude<FieldOf<Body>, Permalink | ParentField>]: ColumnSpec };
@@ -204,11 +209,11 @@ const parentName = (column: string) => camelCase(`${column.replace(/_id$/, '')}_
 /**
  * The table a record kind is written to, as the SQL builders see it: its columns and parents, and its
  * database side derived from the declaration: the events' fields (every column and parent but the
- * omitted ones), the chain up to its load, and the tables a delete cascades to (the kinds whose
+ * hidden ones), the chain up to its load, and the tables a delete cascades to (the kinds whose
  * required parent it is, recursively). `kinds` are all the kinds (the registry), for those two.
  */
 export function tableOf(spec: RecordSpec, kinds: readonly RecordSpec[]): RecordTable {
-  const omit = new Set<string>(spec.events.omit ?? []);
+  const omit = new Set<string>(spec.hidden ?? []);
   const columnOf = (field: string) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column;
   for (const field of [...omit, ...(spec.events.transitions ?? []).map((t) => t.field)]) {
     if (!columnOf(field)) throw new Error(`${spec.kind}: events name ${field}, no column or parent of the kind`);

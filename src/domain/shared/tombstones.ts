@@ -9,21 +9,36 @@
  */
 import type { Database } from '../../db/database.js';
 
-// Each row matched with its tenant, by the children's keys `(tenant_id, <parent>_id)`.
-const purgedLoads = `SELECT tenant_id, id FROM loads WHERE deleted_at < $1::timestamptz`;
-const purgedLegs = `SELECT tenant_id, id FROM load_legs WHERE deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads})`;
+// $1 the retention's end, $2 the tenant. Each row matched with its tenant, by the children's keys `(tenant_id, <parent>_id)`.
+const purgedLoads = `SELECT tenant_id, id FROM loads WHERE tenant_id = $2::uuid AND deleted_at < $1::timestamptz`;
+const purgedLegs = `SELECT tenant_id, id FROM load_legs WHERE tenant_id = $2::uuid AND (deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads}))`;
+const purgedCarriers = `SELECT tenant_id, id FROM carriers WHERE tenant_id = $2::uuid AND deleted_at < $1::timestamptz`;
 
-/** The statements in order: children before their parents (the foreign keys restrict). */
+/**
+ * The statements in order: children before their parents (the foreign keys restrict). A leg naming a purged
+ * carrier, and a load update naming a purged leg, lose that parent first (set null here: Citus refuses a key
+ * that sets a column null when it holds the distribution column, migration `citus_placement`).
+ */
 const statements = [
-  `DELETE FROM stops WHERE deleted_at < $1::timestamptz OR (tenant_id, leg_id) IN (${purgedLegs})`,
-  `DELETE FROM load_updates WHERE (tenant_id, load_id) IN (${purgedLoads})`,
-  `DELETE FROM load_legs WHERE deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads})`,
-  `DELETE FROM loads WHERE deleted_at < $1::timestamptz`,
-  `DELETE FROM carriers WHERE deleted_at < $1::timestamptz`,
+  `UPDATE load_updates SET leg_id = NULL WHERE tenant_id = $2::uuid AND (tenant_id, leg_id) IN (${purgedLegs})`,
+  `DELETE FROM stops WHERE tenant_id = $2::uuid AND (deleted_at < $1::timestamptz OR (tenant_id, leg_id) IN (${purgedLegs}))`,
+  `DELETE FROM load_updates WHERE tenant_id = $2::uuid AND (tenant_id, load_id) IN (${purgedLoads})`,
+  `UPDATE load_legs SET carrier_id = NULL WHERE tenant_id = $2::uuid AND (tenant_id, carrier_id) IN (${purgedCarriers})`,
+  `DELETE FROM load_legs WHERE tenant_id = $2::uuid AND (deleted_at < $1::timestamptz OR (tenant_id, load_id) IN (${purgedLoads}))`,
+  `DELETE FROM loads WHERE tenant_id = $2::uuid AND deleted_at < $1::timestamptz`,
+  `DELETE FROM carriers WHERE tenant_id = $2::uuid AND deleted_at < $1::timestamptz`,
 ];
 
-/** Removes the tombstones deleted before `before` and what hangs under them; returns how many rows went. */
+/**
+ * Removes the tombstones deleted before `before` and what hangs under them, tenant by tenant (one
+ * transaction each: on a Citus cluster, each is one shard's work); returns how many rows went (the
+ * parents cleared from the children that stay are not counted).
+ */
 export async function purgeTombstones(db: Database, before: Date): Promise<number> {
-  const counts = await db.prisma.$transaction(statements.map((text) => db.prisma.$executeRawUnsafe(text, before)));
-  return counts.reduce((sum, n) => sum + n, 0);
+  let purged = 0;
+  for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants ORDER BY id', [])) {
+    const counts = await db.prisma.$transaction(statements.map((text) => db.prisma.$executeRawUnsafe(text, before, id)));
+    purged += counts.reduce((sum, n, i) => sum + (statements[i]!.startsWith('UPDATE') ? 0 : n), 0);
+  }
+  return purged;
 }

@@ -6,6 +6,7 @@
 import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
+import type { StatusMapping } from '../../db/generated/prisma/client.js';
 import { Phase as Phases } from '../../db/generated/prisma/enums.js';
 import { buildRephaseStatement } from '../../db/record-statements.js';
 import { recordTableOf } from '../record-tables.js';
@@ -49,15 +50,21 @@ export async function setStatusMapping(db: Database, tenantId: string, status: s
     throw new AppError('validation_failed', `Unknown phase ${phase}.`, [{ field: 'phase', issue: `must be one of ${phases.join(', ')}` }]);
   }
   return db.prisma.$transaction(async (tx) => {
-    const mapping = await tx.statusMapping.upsert({
-      where: { tenantId_statusKey: { tenantId, statusKey: key } },
-      create: { tenantId, status: status.trim(), statusKey: key, phase, updatedAt: now },
-      update: { status: status.trim(), phase, updatedAt: now },
-    });
+    const [row] = await tx.$queryRawUnsafe<Omit<StatusMapping, 'phase'>[]>(upsertMappingSql, tenantId, status.trim(), key, phase, now);
     await rephase(tx, tenantId, key, phase, now);
-    return mapping;
+    return { ...row!, phase } satisfies StatusMapping;
   });
 }
+
+/**
+ * $1 tenant, $2 status, $3 its key, $4 phase, $5 now. Its RETURNING leaves the phase out (the caller knows
+ * it): a Citus coordinator refuses an enum's output function (not IMMUTABLE) in a RETURNING clause, which
+ * Prisma's upsert writes (`"phase"::text`).
+ */
+const upsertMappingSql = `INSERT INTO status_mappings AS m (id, tenant_id, status, status_key, phase, updated_at)
+  VALUES (gen_random_uuid(), $1::uuid, $2::text, $3::text, $4::"Phase", $5::timestamptz)
+  ON CONFLICT (tenant_id, status_key) DO UPDATE SET status = EXCLUDED.status, phase = EXCLUDED.phase, updated_at = EXCLUDED.updated_at
+  RETURNING m.id, m.tenant_id AS "tenantId", m.status, m.status_key AS "statusKey", m.updated_at AS "updatedAt"`;
 
 /** Removes a mapping; loads with that status become UNMAPPED. Returns false when there was none. */
 export async function removeStatusMapping(db: Database, tenantId: string, status: string, now = new Date()): Promise<boolean> {

@@ -90,8 +90,8 @@ export const stopRecord = defineRecord({
       { type: 'stop.arrived', field: 'arrived_at' },
       { type: 'stop.departed', field: 'departed_at' },
     ],
-    omit: ['company_permalink'],
   },
+  hidden: ['company_permalink'],
   load: 'native_system_load_leg_permalink',
   // The board's city filter reads the loads of a city from it (docs/decisions/0036-load-city-set.md).
   loadSet: { table: 'load_cities', key: 'city_key', count: 'stops' },

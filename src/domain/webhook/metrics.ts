@@ -17,7 +17,7 @@ export interface WebhookMetrics {
 
 /** Due, pending deliveries of enabled endpoints: how many, and how long the oldest has waited. */
 const queueSql = `SELECT count(*)::int AS due, COALESCE(EXTRACT(EPOCH FROM ($1::timestamptz - min(d.next_attempt_at))), 0)::float8 AS age
-  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id AND e.enabled
   WHERE d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz`;
 
 export function createWebhookMetrics(registry: Registry, db: Database, clock: Clock): WebhookMetrics {

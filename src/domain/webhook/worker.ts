@@ -1,9 +1,11 @@
 /**
  * The delivery worker: claims due deliveries, sends them, records each attempt.
  *
- * - **Shared by instances.** A claim is one statement (`FOR UPDATE SKIP LOCKED` + a lease): an
- *   instance takes rows no other instance holds and marks them leased until the attempt's time
- *   limit plus a margin; a crashed instance's rows are retried after their lease (at-least-once).
+ * - **Shared by instances.** A claim is one statement per tenant with due deliveries (`FOR UPDATE SKIP
+ *   LOCKED` + a lease): an instance takes rows no other instance holds and marks them leased until the
+ *   attempt's time limit plus a margin; a crashed instance's rows are retried after their lease
+ *   (at-least-once). Per tenant, every statement of the worker is one shard's on a Citus cluster
+ *   (docs/explanation/scaling.md); only the list of tenants with due deliveries reads every shard.
  * - **In order per load.** Only a load's oldest pending delivery (by event sequence) per endpoint is
  *   claimable; the next waits until it succeeds or fails for good.
  * - **Retries** follow `retryScheduleMs`; after the last attempt a delivery is FAILED. An endpoint
@@ -49,6 +51,7 @@ export interface WebhookWorkerDeps {
 
 interface Claimed {
   id: string;
+  tenant_id: string;
   lease_token: string;
   tenant_slug: string;
   endpoint_id: string;
@@ -61,15 +64,20 @@ interface Claimed {
   previous_secret_expires_at: Date | null;
 }
 
-// $1 now, $2 limit, $3 lease until, $4 lease token.
+// $1 now: the tenants with due deliveries, longest due first.
+const dueTenantsSql = `SELECT d.tenant_id FROM webhook_deliveries d
+  WHERE d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
+  GROUP BY d.tenant_id ORDER BY min(d.next_attempt_at)`;
+
+// $1 now, $2 limit, $3 lease until, $4 lease token, $5 tenant.
 const claimSql = `WITH due AS (
   SELECT d.id FROM webhook_deliveries d
-  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
-  WHERE d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz
+  JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id AND e.enabled
+  WHERE d.tenant_id = $5::uuid AND d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz
     AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
     AND NOT EXISTS (
       SELECT 1 FROM webhook_deliveries p
-      WHERE p.endpoint_id = d.endpoint_id AND p.state = 'PENDING'
+      WHERE p.tenant_id = d.tenant_id AND p.endpoint_id = d.endpoint_id AND p.state = 'PENDING'
         AND p.load_permalink = d.load_permalink AND p.event_seq < d.event_seq)
   ORDER BY d.next_attempt_at, d.event_seq
   LIMIT $2
@@ -77,20 +85,21 @@ const claimSql = `WITH due AS (
 )
 UPDATE webhook_deliveries w SET lease_until = $3::timestamptz, lease_token = $4::uuid
 FROM due, webhook_endpoints e, tenants t
-WHERE w.id = due.id AND e.id = w.endpoint_id AND t.id = w.tenant_id
-RETURNING w.id, w.lease_token, t.slug AS tenant_slug, w.endpoint_id, w.message_id, w.body, w.attempt_count,
+WHERE w.tenant_id = $5::uuid AND w.id = due.id AND e.tenant_id = w.tenant_id AND e.id = w.endpoint_id AND t.id = w.tenant_id
+RETURNING w.id, w.tenant_id, w.lease_token, t.slug AS tenant_slug, w.endpoint_id, w.message_id, w.body, w.attempt_count,
   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
 
 // $1 delivery, $2 lease token, $3 attempted at, $4 http status, $5 error, $6 duration ms, $7 new state,
-// $8 next attempt at, $9 succeeded?, $10 endpoint, $11 failing since at most this → disable.
+// $8 next attempt at, $9 succeeded?, $10 endpoint, $11 failing since at most this → disable, $12 tenant.
 const recordSql = `WITH attempt AS (
-  INSERT INTO webhook_attempts (id, delivery_id, attempted_at, http_status, error, duration_ms)
-  SELECT gen_random_uuid(), d.id, $3::timestamptz, $4::int, $5::text, $6::int FROM webhook_deliveries d WHERE d.id = $1::uuid
+  INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempted_at, http_status, error, duration_ms)
+  SELECT gen_random_uuid(), d.tenant_id, d.id, $3::timestamptz, $4::int, $5::text, $6::int FROM webhook_deliveries d
+  WHERE d.tenant_id = $12::uuid AND d.id = $1::uuid
 ), delivery AS (
   UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, state = $7::"WebhookDeliveryState",
     next_attempt_at = $8::timestamptz, completed_at = CASE WHEN $7::text = 'PENDING' THEN NULL ELSE $3::timestamptz END,
     lease_until = NULL, lease_token = NULL
-  WHERE id = $1::uuid AND lease_token = $2::uuid
+  WHERE tenant_id = $12::uuid AND id = $1::uuid AND lease_token = $2::uuid
   RETURNING id
 ), endpoint AS (
   UPDATE webhook_endpoints e SET
@@ -101,7 +110,7 @@ const recordSql = `WITH attempt AS (
     disabled_reason = CASE WHEN e.enabled AND NOT $9::boolean AND COALESCE(e.failing_since, $3::timestamptz) <= $11::timestamptz
       THEN 'Every delivery attempt failed for 5 days; fix the receiver, then re-enable the endpoint (updateWebhookEndpoint) and replay.'
       ELSE e.disabled_reason END
-  WHERE e.id = $10::uuid
+  WHERE e.tenant_id = $12::uuid AND e.id = $10::uuid
   RETURNING NOT e.enabled AND e.disabled_at = $3::timestamptz AS disabled_now
 )
 SELECT (SELECT count(*) FROM delivery)::int AS recorded, COALESCE((SELECT bool_or(disabled_now) FROM endpoint), false) AS disabled_now`;
@@ -128,10 +137,16 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics }: We
       };
     });
 
+  /** Claims up to `limit` due deliveries, tenant by tenant (the longest due first). */
   async function claim(limit: number): Promise<Claimed[]> {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + settings.timeoutMs + 60_000);
-    return db.sql.query<Claimed>(claimSql, [now, limit, leaseUntil, randomUUID()]);
+    const claimed: Claimed[] = [];
+    for (const { tenant_id } of await db.sql.query<{ tenant_id: string }>(dueTenantsSql, [now])) {
+      if (claimed.length >= limit) break;
+      claimed.push(...(await db.sql.query<Claimed>(claimSql, [now, limit - claimed.length, leaseUntil, randomUUID(), tenant_id])));
+    }
+    return claimed;
   }
 
   async function record(row: Claimed, attemptedAt: Date, result: AttemptResult, durationMs: number) {
@@ -152,6 +167,7 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics }: We
       result.ok,
       row.endpoint_id,
       disableBefore,
+      row.tenant_id,
     ]);
     metrics?.attempt(row.tenant_slug, result.ok ? 'success' : 'failure');
     if (state !== 'PENDING' && outcome?.recorded) metrics?.delivery(row.tenant_slug, state === 'SUCCEEDED' ? 'succeeded' : 'failed');

@@ -11,23 +11,16 @@ import { describe, expect, test } from '../../fixtures.js';
 import type { Database } from '../../../src/db/database.js';
 import { migrate, readMigrations } from '../../../src/db/migrate.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
+import { allDistributed, distributedTables, localTables, referenceTables } from '../../../src/db/distribution.js';
 import { withEmptyDatabase } from '../../helpers/empty-database.js';
 
-/** The tables distributed by tenant_id, by what they hold. The record tables come from the kinds' declarations. */
-const distributed: Record<string, readonly string[]> = {
-  record: [...recordSpecs.map((spec) => spec.table), 'load_activity', 'load_cities'],
-  event: ['load_events', 'load_event_cursors', 'phase_changes'],
-  history: ['payload_history'],
-  'ingest health': ['ingest_counts', 'ingest_sources', 'ingest_rejections', 'ingest_health_states', 'field_coverage'],
-  'tenant setting': ['status_mappings'],
-};
+/** The tables distributed by tenant_id, by what they hold: the declared list the service distributes by (src/db/distribution.ts). */
+const distributed: Record<string, readonly string[]> = distributedTables;
 
-/** Tables with a tenant_id that are not distributed today, and why (docs/explanation/scaling.md). */
-const notDistributed: Record<string, string> = {
-  api_keys: "found by the key's hash before its tenant is known: a reference table",
-  webhook_endpoints: 'the delivery worker claims due deliveries of every tenant in one statement; webhook_attempts has no tenant_id',
-  webhook_deliveries: 'the delivery worker claims due deliveries of every tenant in one statement; webhook_attempts has no tenant_id',
-};
+/** Tables with a tenant_id that are not distributed by it, and why. */
+const notDistributed: Record<string, string> = Object.fromEntries(
+  Object.entries(referenceTables).filter(([table]) => table !== 'tenants').map(([table, why]) => [table, `a reference table: ${why}`]),
+);
 
 interface Key {
   table: string;
@@ -103,6 +96,32 @@ async function tenantKeyProblems(db: Database): Promise<string[]> {
   }
   return problems;
 }
+
+/** Every table of a migrated database (partitions under their partitioned table). */
+const tablesSql = `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY 1`;
+
+/** What the declared placement (src/db/distribution.ts) leaves out or names wrongly: one line per problem. */
+async function placementProblems(db: Database): Promise<string[]> {
+  const declared = [...allDistributed, ...Object.keys(referenceTables), ...Object.keys(localTables)];
+  const tables = (await db.sql.query<{ name: string }>(tablesSql, [])).map((row) => row.name);
+  return [
+    ...tables.filter((table) => !declared.includes(table)).map((table) => `${table}: no list of src/db/distribution.ts names it (distributed, reference or local)`),
+    ...declared.filter((table) => !tables.includes(table)).map((table) => `${table}: declared, but no such table`),
+    ...recordSpecs.filter((spec) => !distributedTables.record.includes(spec.table as never)).map((spec) => `${spec.table}: a record kind's table, not distributed`),
+  ];
+}
+
+describe('the declared placement of every table', () => {
+  test('names every migrated table once: distributed by tenant_id, reference or local', async ({ testApp }) => {
+    expect(await placementProblems(testApp.database.db)).toEqual([]);
+  });
+
+  test('fails on a table no list names', async ({ testApp }) => {
+    const { db } = testApp.database;
+    await db.sql.query('CREATE TABLE "load_notes" ("id" uuid PRIMARY KEY)', []);
+    expect(await placementProblems(db)).toEqual(['load_notes: no list of src/db/distribution.ts names it (distributed, reference or local)']);
+  });
+});
 
 describe('tenant-leading keys', () => {
   test('every key of a distributed table leads with tenant_id, and every table with tenant_id is classified', async ({ testApp }) => {

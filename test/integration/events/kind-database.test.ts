@@ -94,14 +94,14 @@ describe.each(recordSpecs.map((spec) => [spec.kind, spec] as const))('record kin
 const withSnapshots = recordSpecs.filter((spec) => spec.events.snapshot !== null);
 
 describe.each(withSnapshots.map((spec) => [spec.kind, spec] as const))('record kind %s: its events', (kind, spec) => {
-  test("its events' snapshot holds every column of the table but those the declaration omits", async () => {
+  test("its events' snapshot holds every column of the table but those the declaration hides", async () => {
     const written = await writeEveryKind(database.db.sql, `-${kind}`);
     const [event] = await database.db.sql.query<{ data: Record<string, Record<string, unknown>> }>(
       `SELECT data FROM load_events WHERE tenant_id = $1::uuid AND type = $2 AND data -> $3 ->> 'permalink' = $4 ORDER BY id LIMIT 1`,
       [tenantId, spec.events.created, spec.events.snapshot, written[spec.table]],
     );
     const snapshot = event!.data[spec.events.snapshot!]!;
-    const omitted = new Set((spec.events.omit ?? []).map((field) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column));
+    const omitted = new Set((spec.hidden ?? []).map((field) => spec.columns[field]?.column ?? spec.parents.find((p) => p.field === field)?.column));
     const parentColumns = new Set(spec.parents.map((p) => p.column));
     const expected = (columnsOf.get(spec.table) ?? [])
       .filter((c) => !c.generated && !omitted.has(c.name) && !['id', 'tenant_id', 'fresh_at', 'deleted_at'].includes(c.name))

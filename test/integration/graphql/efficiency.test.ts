@@ -1,7 +1,14 @@
+/**
+ * What a GraphQL read costs in statements. The resolvers (Pothos over Prisma) must batch: a page costs the
+ * same statements for 5 loads as for 25. Those tests ask an app with the compiled reads off
+ * (`compiledReads: false`, the option the differential test uses) over the same database, since the
+ * compiled path (src/graphql/compiled-read.ts) answers these queries first; `X-GraphQL-Execution` says
+ * which path answered. The compiled path answers the same page in one statement.
+ */
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, loadTreeFields } from '../../factories/graphql.js';
-import { apiFor, type Api, type TestApp } from '../../helpers/app.js';
+import { apiFor, resolversApp, type Api, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 /** `count` loads, each with two legs (with a carrier), two stops per leg and two updates. */
 async function seedLoads(api: Api, tenant: { slug: string }, count: number) {
@@ -27,56 +34,65 @@ const pageQuery = /* GraphQL */ `{
   }
 }`;
 
-/** SQL statements the database received while one GraphQL request ran. */
+/** SQL statements the database received while one GraphQL request ran, and which path answered it. */
 async function statementsOf(testApp: TestApp, api: Api, query: string) {
   const statements: string[] = [];
   const stop = testApp.database.db.onStatement((sql) => statements.push(sql));
   try {
-    const data = await gqlData(api, query);
-    return { data, statements };
+    const res = await api.graphql(query);
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    const data = res.body.data;
+    return { data, statements, execution: res.headers.get('x-graphql-execution') };
   } finally {
     stop();
   }
 }
 
-describe('query efficiency', () => {
-  test('a page of loads with legs, carriers, stops and updates costs the same statements for 5 loads as for 25', { timeout: 120_000 }, async ({ testApp }) => {
+/** Two tenants, one with 5 load trees and one with 25, seeded once for the file (over HTTP: a while on a busy machine). */
+let seeded: Promise<{ small: TestTenant; large: TestTenant }> | undefined;
+const seededTenants = (testApp: TestApp) =>
+  (seeded ??= (async () => {
     const small = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/{key}' });
     const large = await testApp.createTenant({ tmsUrlTemplate: 'https://tms.example/{key}' });
     await seedLoads(apiFor(testApp, small.apiKey), small, 5);
     await seedLoads(apiFor(testApp, large.apiKey), large, 25);
+    return { small, large };
+  })());
 
-    const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), pageQuery);
-    const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), pageQuery);
+/** The same page asked of the resolvers (an app with the compiled reads off, on the same database) for both tenants. */
+async function resolversAnswer(testApp: TestApp, query: string) {
+  const { small, large } = await seededTenants(testApp);
+  const resolvers = await resolversApp(testApp);
+  const few = await statementsOf(testApp, apiFor(resolvers, small.apiKey), query);
+  const many = await statementsOf(testApp, apiFor(resolvers, large.apiKey), query);
+  expect([few.execution, many.execution]).toEqual(['resolvers', 'resolvers']);
+  return { few, many, resolvers, large };
+}
+
+describe('query efficiency of the resolvers', () => {
+  test('a page of loads with legs, carriers, stops and updates costs the same statements for 5 loads as for 25', { timeout: 180_000 }, async ({ testApp }) => {
+    const { few, many } = await resolversAnswer(testApp, pageQuery);
     expect(few.data.loads.edges).toHaveLength(5);
     expect(many.data.loads.edges).toHaveLength(25);
     expect(many.data.loads.edges[24].node.legs[1].stops).toHaveLength(2);
     expect(many.data.loads.edges[24].node.legs[1].carrier).not.toBeNull();
     expect(many.statements.length).toBe(few.statements.length);
-    // authentication (2); loads and their count; legs, their load, carriers, stops, updates, phase changes: one
+    // authentication; loads and their count; legs, their load, carriers, stops, updates, phase changes: one
     // statement each for the whole page; the aliased second `updates` selection: one batched pair
     expect(many.statements.length).toBeLessThanOrEqual(12);
   });
 
   test(
     'the dashboard board (activity fields, ACTIVITY_DESC, activity, carrier and city filters) costs the same statements for 5 loads as for 25',
-    {
-      timeout: 120_000,
-    },
+    { timeout: 180_000 },
     async ({ testApp }) => {
-      // (seeding 30 load trees over HTTP takes a while on a busy machine)
-      const small = await testApp.createTenant();
-      const large = await testApp.createTenant();
-      await seedLoads(apiFor(testApp, small.apiKey), small, 5);
-      await seedLoads(apiFor(testApp, large.apiKey), large, 25);
       const board = /* GraphQL */ `{
       loads(first: 50, orderBy: ACTIVITY_DESC, filter: { activitySince: "2000-01-01T00:00:00Z", city: "chicago" }) {
         totalCount
         edges { node { ${loadTreeFields} lastActivityAt lastUpdate { occurredAt message } lastLocation { latitude longitude } nextStop { permalink city } } }
       }
     }`;
-      const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), board);
-      const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), board);
+      const { few, many, resolvers, large } = await resolversAnswer(testApp, board);
       expect(few.data.loads.edges).toHaveLength(5);
       expect(many.data.loads.edges).toHaveLength(25);
       expect(many.data.loads.edges[24].node.nextStop).not.toBeNull();
@@ -85,7 +101,8 @@ describe('query efficiency', () => {
       expect(many.statements.length).toBeLessThanOrEqual(16);
       // The carrier filter adds no statement either.
       const carrier = many.data.loads.edges[0].node.legs[0].carrier.permalink;
-      const byCarrier = await statementsOf(testApp, apiFor(testApp, large.apiKey), board.replace('city: "chicago"', `carrier: "${carrier}"`));
+      const byCarrier = await statementsOf(testApp, apiFor(resolvers, large.apiKey), board.replace('city: "chicago"', `carrier: "${carrier}"`));
+      expect(byCarrier.execution).toBe('resolvers');
       expect(byCarrier.data.loads.totalCount).toBe(25);
       expect(byCarrier.statements.length).toBe(many.statements.length);
     },
@@ -96,11 +113,36 @@ describe('query efficiency', () => {
     for (let hour = 10; hour < 22; hour++) {
       await seed(api, routes.load_update, loadUpdateBody(tenant, load, { occurred_at: `2026-11-20T${hour}:00:00Z` }));
     }
-    const { data, statements } = await statementsOf(testApp, api, `{ loads(first: 5) { edges { node { updates(first: 2) { occurredAt } } } } }`);
+    const resolvers = apiFor(await resolversApp(testApp), tenant.apiKey);
+    const { data, statements, execution } = await statementsOf(
+      testApp,
+      resolvers,
+      `{ loads(first: 5) { edges { node { updates(first: 2) { occurredAt } } } } }`,
+    );
+    expect(execution).toBe('resolvers');
     expect(data.loads.edges[0].node.updates).toEqual([{ occurredAt: '2026-11-20T21:00:00.000Z' }, { occurredAt: '2026-11-20T20:00:00.000Z' }]);
     const readingUpdates = statements.filter((sql) => /\bload_updates\b/.test(sql));
     expect(readingUpdates.length).toBeGreaterThan(0);
     for (const sql of readingUpdates) expect(sql).toMatch(/\bLIMIT\b/);
+  });
+});
+
+describe('query efficiency of the compiled path', () => {
+  test('the same page of load trees is one statement beside authentication, for 5 loads as for 25', { timeout: 180_000 }, async ({ testApp }) => {
+    const { small, large } = await seededTenants(testApp);
+    const few = await statementsOf(testApp, apiFor(testApp, small.apiKey), pageQuery);
+    const many = await statementsOf(testApp, apiFor(testApp, large.apiKey), pageQuery);
+    expect([few.execution, many.execution]).toEqual(['compiled', 'compiled']);
+    expect(few.data.loads.edges).toHaveLength(5);
+    expect(many.data.loads.edges).toHaveLength(25);
+    expect(many.data.loads.edges[24].node.legs[1].stops).toHaveLength(2);
+    for (const { statements } of [few, many]) {
+      // The API key's lookup (authentication), then the page: loads, their count, legs, carriers, stops and updates in one.
+      const reads = statements.filter((sql) => !/\bFROM "public"\."api_keys"/.test(sql));
+      expect(statements).toHaveLength(reads.length + 1);
+      expect(reads).toHaveLength(1);
+      for (const table of ['loads', 'load_legs', 'carriers', 'stops', 'load_updates']) expect(reads[0]).toMatch(new RegExp(`\\b${table}\\b`));
+    }
   });
 });
 

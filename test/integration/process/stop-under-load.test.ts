@@ -72,9 +72,10 @@ describe.each(targets)('a stop under load on $name', { timeout: 600_000 }, ({ cr
     for (const { requestId, status } of outcomes) {
       expect(lines).toContainEqual(expect.objectContaining({ msg: 'request', requestId, status }));
     }
-    const stored = await served.target.withDatabase((db) =>
-      Promise.all(outcomes.map(({ permalinks }) => db.prisma.load.count({ where: { tenant: { slug: tenant.slug }, permalink: { in: permalinks } } }))),
-    );
+    const stored = await served.target.withDatabase(async (db) => {
+      const { id: tenantId } = await db.prisma.tenant.findUniqueOrThrow({ where: { slug: tenant.slug } });
+      return Promise.all(outcomes.map(({ permalinks }) => db.prisma.load.count({ where: { tenantId, permalink: { in: permalinks } } })));
+    });
     outcomes.forEach(({ status }, i) => {
       if (status === 200) expect(stored[i]).toBe(1000);
     });

@@ -6,7 +6,8 @@
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { loadBody, routes, seedLoadTree, stopBody } from '../../factories/records.js';
+import { carrierBody, loadBody, loadUpdateBody, routes, seedLoadTree, stopBody } from '../../factories/records.js';
+import { openApiDocument, restRoutes } from '../../../src/routes.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';
 
 /** A REST body with every key in camelCase, as a JavaScript client serialising its own objects sends it. */
@@ -146,5 +147,55 @@ describe('timezone takes IANA Area/Location names (or UTC) only', () => {
       input: toInput(stopBody(tenant, leg, { timezone: 'EST' })),
     });
     expect(error.extensions).toMatchObject({ code: 'validation_failed', details: [{ field: 'timezone' }] });
+  });
+});
+
+describe('unknown query parameters (issue 37, item 2)', () => {
+  const ingestionRoutes = restRoutes.filter((route) => route.ingestion);
+
+  test('a typo of sync_run_time is a 400 naming it with did-you-mean, and the fresher stored load is kept', async ({ api, tenant, testApp }) => {
+    const body = loadBody(tenant, { customer_name: 'fresh' });
+    expect((await api.post(`${routes.load}?sync_run_time=2026-01-02T00:00:00Z`, body)).body.status).toBe('processed');
+    const res = await api.post(`${routes.load}?sync_runtime=2026-01-01T00:00:00Z`, { ...body, customer_name: 'stale' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([{ field: 'sync_runtime', issue: 'is not a query parameter of this route (did you mean sync_run_time?)' }]);
+    expect(res.body.error.message).toContain('sync_runtime: did you mean `sync_run_time`?');
+    expect(res.body.error.message).toContain('This route takes sync_run_time, dry_run.');
+    const stored = await testApp.database.db.prisma.load.findFirstOrThrow({ where: { permalink: body.native_system_load_permalink as string } });
+    expect(stored.customerName).toBe('fresh');
+  });
+
+  test('every ingestion route, single and bulk, refuses a parameter it does not list (camelCase and near misses get a suggestion)', async ({ api }) => {
+    expect(ingestionRoutes.length).toBeGreaterThanOrEqual(18);
+    for (const route of ingestionRoutes) {
+      const res = await api.post(`${route.path}?dryRun=true&tenant=x&dry_run=true`, {});
+      expect(res.status, route.path).toBe(400);
+      expect(res.body.error.details, route.path).toEqual([
+        { field: 'dryRun', issue: 'is not a query parameter of this route (did you mean dry_run?)' },
+        { field: 'tenant', issue: 'is not a query parameter of this route' },
+      ]);
+      expect(res.body.error.message, route.path).toContain('Unknown query parameters: dryRun: did you mean `dry_run`?');
+    }
+  });
+
+  test('the OpenAPI document states the rule', () => {
+    expect(openApiDocument.info.description).toContain('Each operation takes the query parameters it lists and no other');
+  });
+
+  test('the parameters a route lists pass: sync_run_time on carriers and load updates is accepted and ignored', async ({ api, tenant }) => {
+    const { load } = await seedLoadTree(api, tenant);
+    const carrier = await api.post(`${routes.carrier}?sync_run_time=not-a-date&dry_run=false`, carrierBody(tenant));
+    expect(carrier.body).toMatchObject({ status: 'processed' });
+    const update = await api.post(`${routes.load_update}?sync_run_time=2026-01-01T00:00:00Z`, loadUpdateBody(tenant, load));
+    expect(update.body).toMatchObject({ status: 'processed' });
+  });
+
+  test('an unknown parameter is counted as a rejected request in ingest health', async ({ api }) => {
+    await api.post(`${routes.stop}?syncruntime=2026-01-01T00:00:00Z`, {});
+    const health = await gqlData(api, '{ ingestHealth { recentRejections { code field message } } }');
+    expect(health.ingestHealth.recentRejections).toEqual([
+      { code: 'validation_failed', field: 'syncruntime', message: expect.stringContaining('syncruntime: did you mean `sync_run_time`?') },
+    ]);
   });
 });

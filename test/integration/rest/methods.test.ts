@@ -9,6 +9,8 @@ import { openApiDocument, restRoutes } from '../../../src/routes.js';
 import { pageRoutes } from '../../../src/http/pages.js';
 import { consoleRoutes } from '../../../src/http/console.js';
 import { servicePaths } from '../../../src/http/paths.js';
+import { listen } from '../../helpers/server.js';
+import { loggingApp } from '../../helpers/app.js';
 
 /**
  * Every GET resource the service serves, written out here (not read from the route tables): the
@@ -33,9 +35,34 @@ const getResources: { path: string; headers?: Record<string, string>; keyed?: bo
   { path: '/metrics', varies: ['content-length'] },
 ];
 
+/**
+ * Every path the service serves with the methods it takes, as `Allow` names them, written out here
+ * from the contract (not read from the route tables).
+ */
+const kinds = ['carriers', 'loads', 'loadlegs', 'stops'];
+const knownPaths: Record<string, string> = {
+  ...Object.fromEntries(kinds.flatMap((kind) => ['upsert', 'bulk_upsert', 'delete', 'bulk_delete'].map((action) => [`/api/v1/${kind}/${action}`, 'POST']))),
+  '/api/v1/loadupdates/create': 'POST',
+  '/api/v1/loadupdates/bulk_create': 'POST',
+  '/api/v1/openapi.json': 'GET, HEAD',
+  '/': 'GET, HEAD',
+  '/api/v1/docs': 'GET, HEAD',
+  '/api/v1/docs/redoc.standalone.js': 'GET, HEAD',
+  '/console': 'GET, HEAD',
+  '/console/console.js': 'GET, HEAD',
+  '/console/console.css': 'GET, HEAD',
+  '/console/chart.umd.min.js': 'GET, HEAD',
+  '/console/favicon.svg': 'GET, HEAD',
+  '/graphql': 'GET, HEAD, POST, OPTIONS',
+  '/healthz': 'GET, HEAD',
+  '/readyz': 'GET, HEAD',
+  '/metrics': 'GET, HEAD',
+};
+const everyMethod = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
 const preflight = { Origin: 'http://dashboard.test', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, x-api-key' };
 
-describe('methods a REST path does not take', () => {
+describe('methods a known path does not take', () => {
   test('the document promises 405 with Allow for every other method, OPTIONS included, and HEAD as GET', () => {
     expect(openApiDocument.info.description).toContain(
       '(`OPTIONS` included, and `HEAD` where the path takes no `GET`) answers 405 `method_not_allowed` with `Allow`',
@@ -43,26 +70,50 @@ describe('methods a REST path does not take', () => {
     expect(openApiDocument.info.description).toContain('`HEAD` on a `GET` path answers what `GET` would, without the body');
   });
 
-  test('OPTIONS, HEAD (without GET) and the rest answer 405 with Allow on every REST path, a CORS preflight too', async ({ testApp }) => {
-    const byPath = new Map<string, (typeof restRoutes)[number][]>();
-    for (const route of restRoutes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
-    expect(byPath.size).toBeGreaterThanOrEqual(6);
-    for (const [path, routes] of byPath) {
-      const takes = routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]));
-      const allow = takes.join(', ');
-      const others = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'].filter((m) => !takes.includes(m));
-      for (const method of others) {
-        const res = await testApp.fetch(path, { method });
-        expect(res.status, `${method} ${path}`).toBe(405);
-        expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
-        expect(res.headers.get('x-request-id')).toBeTruthy();
-        if (method !== 'HEAD') expect((await res.json()).error.code).toBe('method_not_allowed');
+  test('every known path answers each method it does not take with 405 in the error shape and one Allow naming each method once (real socket)', async ({
+    testApp,
+  }) => {
+    const server = await listen(testApp);
+    try {
+      for (const [path, allow] of Object.entries(knownPaths)) {
+        const takes = allow.split(', ');
+        for (const method of everyMethod.filter((m) => !takes.includes(m))) {
+          const res = await fetch(`${server.base}${path}`, { method });
+          const where = `${method} ${path}`;
+          expect(res.status, where).toBe(405);
+          expect(res.headers.get('allow'), where).toBe(allow);
+          expect(res.headers.get('x-request-id'), where).toBeTruthy();
+          expect(res.headers.get('content-type'), where).toMatch(/^application\/json/);
+          const text = await res.text();
+          if (method === 'HEAD') expect(text, where).toBe('');
+          else
+            expect(JSON.parse(text), where).toEqual({ error: { code: 'method_not_allowed', message: `${method} is not allowed on ${path}; use ${allow}.` } });
+        }
+        // A CORS preflight on a REST path is a method it does not take like any other.
+        if (!takes.includes('OPTIONS')) {
+          const res = await fetch(`${server.base}${path}`, { method: 'OPTIONS', headers: preflight });
+          expect(res.status, `preflight ${path}`).toBe(405);
+          expect(res.headers.get('allow'), `preflight ${path}`).toBe(allow);
+        }
       }
-      const res = await testApp.fetch(path, { method: 'OPTIONS', headers: preflight });
-      expect(res.status, `preflight ${path}`).toBe(405);
-      expect(res.headers.get('allow')).toBe(allow);
-      expect((await res.json()).error.code).toBe('method_not_allowed');
+    } finally {
+      await server.close();
     }
+  });
+
+  test('a refused method is logged with its status', async ({ testApp }) => {
+    const { app, lines } = await loggingApp(testApp);
+    await app.fetch('/console', { method: 'DELETE', headers: { 'x-request-id': 'refused-delete' } });
+    await app.fetch('/healthz', { method: 'POST', headers: { 'x-request-id': 'refused-post' } });
+    expect(lines.filter((l) => l.msg === 'request' && String(l.requestId).startsWith('refused-')).map((l) => [l.method, l.path, l.status])).toEqual([
+      ['DELETE', '/console', 405],
+      ['POST', '/healthz', 405],
+    ]);
+  });
+
+  test('the list above holds every path the service registers', () => {
+    const registered = [...restRoutes, ...pageRoutes, ...consoleRoutes].map((r) => r.path).concat(Object.keys(servicePaths));
+    expect(registered.filter((path) => !(path in knownPaths))).toEqual([]);
   });
 
   test("HEAD on every GET resource answers the GET's status and headers, without a body", async ({ testApp, tenant }) => {
@@ -93,11 +144,6 @@ describe('methods a REST path does not take', () => {
       ...Object.keys(servicePaths),
     ];
     expect(registered.filter((path) => !listed.has(path))).toEqual([]);
-  });
-
-  test('405 answers name HEAD beside GET in Allow (/metrics and GraphQL too)', async ({ testApp }) => {
-    expect((await testApp.fetch('/metrics', { method: 'POST' })).headers.get('allow')).toBe('GET, HEAD');
-    expect((await testApp.fetch('/graphql', { method: 'PUT' })).headers.get('allow')).toBe('GET, HEAD, POST');
   });
 
   test('OPTIONS on an unknown path is the JSON 404 like any other method', async ({ testApp }) => {

@@ -76,16 +76,16 @@ describe('browser pages', () => {
     expect(await (await testApp.fetch('/console/console.js')).text()).not.toContain('localStorage');
   });
 
-  test('other methods on the pages, and unknown paths, keep the JSON 404', async ({ testApp }) => {
-    for (const [method, path] of [
-      ['POST', '/'],
-      ['POST', '/api/v1/docs'],
-      ['GET', '/api/v1/docs/'],
-      ['GET', '/docs'],
+  test('other methods on the pages answer 405, unknown paths the JSON 404', async ({ testApp }) => {
+    for (const [method, path, status, code] of [
+      ['POST', '/', 405, 'method_not_allowed'],
+      ['POST', '/api/v1/docs', 405, 'method_not_allowed'],
+      ['GET', '/api/v1/docs/', 404, 'not_found'],
+      ['GET', '/docs', 404, 'not_found'],
     ] as const) {
       const res = await testApp.fetch(path, { method });
-      expect(res.status).toBe(404);
-      expect((await res.json()).error.code).toBe('not_found');
+      expect(res.status, `${method} ${path}`).toBe(status);
+      expect((await res.json()).error.code).toBe(code);
     }
   });
 });

@@ -1,0 +1,290 @@
+/**
+ * `tms-ingest push` as an integrator runs it: the compiled CLI as a child process against the compiled
+ * server, on the run's database (PGlite, or PostgreSQL with DATABASE_URL). A first sync of the five
+ * kinds from a directory of CSV and NDJSON files, every record then read back over GraphQL; bad rows
+ * reported with their lines while the rest is stored; a rate-limited tenant paced; a push SIGKILLed and
+ * resumed; the server restarted under a push; progress on a terminal and as plain lines; the refusals
+ * a person must understand (wrong key, nothing listening, wrong URL).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { uniqueSlug } from '../../helpers/app.js';
+import { describe, expect, test } from '../../fixtures.js';
+import { childEnv, compiled, repoRoot, targets, type Target } from '../cli/targets.js';
+import { startServer, type ServerProcess } from './server-process.js';
+import { adminTenant, firstSync, freePort, graphql, runPush, startPush, storedCarriers, storedLoads, toCsv, toNdjson, writeDirectory } from './push-files.js';
+
+const adminKey = 'push-test-admin-key-0123456789abcdef';
+
+interface Summary {
+  records: number;
+  processed: number;
+  skipped: number;
+  duplicate: number;
+  rejected: number;
+  durationMs: number;
+  retries: Record<string, number>;
+  files: { file: string; kind: string; records: number; rejected: number; rejectsFile: string | null }[];
+}
+
+const summaryOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Summary;
+
+/** The lines of a rejects file, parsed. */
+const rejectsOf = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { line: number; index: number; permalink: string | null; error: { code: string; message: string }; record: unknown });
+
+for (const { name, create } of targets) {
+  describe(`tms-ingest push (${name})`, { timeout: 180_000 }, () => {
+    let target: Target;
+    let server: ServerProcess;
+    let base: string;
+    let port: number;
+    const start = async () => {
+      server = startServer({ ...target.env, PORT: String(port), ADMIN_API_KEY: adminKey });
+      base = await server.started();
+    };
+    beforeAll(async () => {
+      target = await create();
+      port = await freePort();
+      await start();
+    }, 120_000);
+    afterAll(async () => {
+      await server?.stop();
+      await target?.cleanup();
+    });
+    const tenant = (rateLimit?: { recordsPerSecond: number; burst: number }) => adminTenant(base, adminKey, uniqueSlug('push'), rateLimit);
+
+    test('a first sync of 20,000 records from a directory of CSV and NDJSON files, in the contract order; every record is then found over GraphQL', async () => {
+      const { slug, apiKey } = await tenant();
+      const data = firstSync(slug, 4_000);
+      // Named so that alphabetical order is not the contract's: the kinds decide the order.
+      const dir = writeDirectory({
+        'stops.csv': toCsv(data.stops),
+        'load_updates.ndjson': toNdjson(data.updates),
+        'carriers.csv': toCsv(data.carriers),
+        'load_legs.ndjson': toNdjson(data.legs),
+        'loads.csv': toCsv(data.loads),
+      });
+      const records = data.carriers.length + data.loads.length + data.legs.length + data.stops.length + data.updates.length;
+      expect(records).toBeGreaterThanOrEqual(20_000);
+
+      const pushed = await runPush([dir, '--url', base, '--key', apiKey, '--json', '--concurrency', '4']);
+      expect(pushed).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/\n\s+at /) });
+      const summary = summaryOf(pushed.stdout);
+      expect(summary).toMatchObject({ records, processed: records, rejected: 0, duplicate: 0 });
+      expect(summary.files.map((f) => f.kind)).toEqual(['carrier', 'load', 'load_leg', 'stop', 'load_update']);
+      expect(existsSync(join(dir, '.push-checkpoint.json'))).toBe(false);
+
+      expect((await storedCarriers(base, apiKey)).sort()).toEqual(data.carriers.map((c) => c.native_system_carrier_permalink).sort());
+      const loads = await storedLoads(base, apiKey);
+      const pick = <T>(f: (load: (typeof loads)[number]) => T[]) => loads.flatMap(f).sort();
+      expect(loads.map((l) => l.permalink).sort()).toEqual(data.loads.map((l) => l.native_system_load_permalink).sort());
+      expect(pick((l) => l.legs.map((g) => g.permalink))).toEqual(data.legs.map((g) => g.native_system_load_leg_permalink).sort());
+      expect(pick((l) => l.legs.map((g) => g.carrier?.permalink))).toEqual(data.legs.map((g) => g.native_system_carrier_permalink).sort());
+      expect(pick((l) => l.legs.flatMap((g) => g.stops.map((s) => s.permalink)))).toEqual(data.stops.map((s) => s.native_system_stop_permalink).sort());
+      expect(pick((l) => l.updates.map((u) => u.permalink))).toEqual(data.updates.map((u) => u.native_system_load_update_permalink).sort());
+
+      // CSV cells became the fields' types: a stop's coordinates are numbers, its sequence an integer.
+      const stop = await graphql<{ stop: { sequence: number; latitude: number; appointmentStart: string } }>(
+        base,
+        apiKey,
+        'query S($p: String!) { stop(permalink: $p) { sequence latitude appointmentStart } }',
+        { p: data.stops[1]!.native_system_stop_permalink },
+      );
+      expect(stop.stop).toEqual({ sequence: 2, latitude: 32.78, appointmentStart: data.stops[1]!.appointment_start });
+    });
+
+    test('bad rows are rejected with their line numbers into <input>.rejected.ndjson; the rest is stored; exit 1', async () => {
+      const { slug, apiKey } = await tenant();
+      const data = firstSync(slug, 10);
+      const legs: Record<string, unknown>[] = data.legs.map((leg) => ({ ...leg }));
+      // Line 3: a typo'd required field (load_leg_seqence); line 6: a load that does not exist.
+      const { load_leg_sequence, ...typo } = legs[2]!;
+      legs[2] = { ...typo, load_leg_seqence: load_leg_sequence };
+      legs[5] = { ...legs[5], native_system_load_permalink: `NOPE-${slug}`, native_system_load_id: 'NOPE' };
+      const loads: Record<string, unknown>[] = data.loads.map((load) => ({ ...load }));
+      // loads.csv line 5 (header is line 1): a BOL over its 250 characters.
+      loads[3] = { ...loads[3], bol_number: 'B'.repeat(251) };
+      const stops: Record<string, unknown>[] = data.stops.map((stop) => ({ ...stop }));
+      // stops.csv line 4: a sequence that is no number.
+      stops[2] = { ...stops[2], stop_sequence: 'two' };
+      const dir = writeDirectory({
+        'carriers.csv': toCsv(data.carriers),
+        'loads.csv': toCsv(loads as never),
+        'load_legs.ndjson': toNdjson(legs),
+        'stops.csv': toCsv(stops as never),
+      });
+
+      const pushed = await runPush([dir, '--url', base, '--key', apiKey, '--json']);
+      expect(pushed.code).toBe(1);
+      const summary = summaryOf(pushed.stdout);
+      // Rejected: L3; G2, G5 and G3 (whose load L3 is missing); S2, and the stops of G2, G3 and G5.
+      expect(summary).toMatchObject({ records: 41, processed: 30, rejected: 11 });
+
+      const loadRejects = rejectsOf(join(dir, 'loads.csv.rejected.ndjson'));
+      expect(loadRejects).toMatchObject([{ line: 5, index: 3, permalink: `L3-${slug}`, error: { code: 'validation_failed' } }]);
+      expect(loadRejects[0]!.error.message).toMatch(/bol_number/);
+      const legRejects = rejectsOf(join(dir, 'load_legs.ndjson.rejected.ndjson')).sort((a, b) => a.line - b.line);
+      expect(legRejects).toMatchObject([
+        { line: 3, index: 2, permalink: `G2-${slug}`, error: { code: 'validation_failed' } },
+        { line: 4, index: 3, permalink: `G3-${slug}`, error: { code: 'parent_not_found' } },
+        { line: 6, index: 5, permalink: `G5-${slug}`, error: { code: 'parent_not_found' } },
+      ]);
+      expect(legRejects[0]!.error.message).toMatch(/load_leg_sequence/);
+      const stopRejects = rejectsOf(join(dir, 'stops.csv.rejected.ndjson')).sort((a, b) => a.line - b.line);
+      expect(stopRejects.map((r) => [r.line, r.permalink, r.error.code])).toEqual([
+        [4, `S2-${slug}`, 'validation_failed'],
+        ...[4, 5, 6, 7, 10, 11].map((i) => [i + 2, `S${i}-${slug}`, 'parent_not_found']),
+      ]);
+      expect(stopRejects[0]!.error.message).toMatch(/stop_sequence: "two" is not an integer/);
+
+      const stored = await storedLoads(base, apiKey);
+      expect(stored.map((l) => l.permalink).sort()).toEqual(
+        data.loads
+          .map((l) => l.native_system_load_permalink)
+          .filter((p) => p !== `L3-${slug}`)
+          .sort(),
+      );
+      expect(stored.flatMap((l) => l.legs.flatMap((g) => g.stops.map((s) => s.permalink))).length).toBe(
+        // Stops of the legs that were stored (not G2, G5, nor G3 whose load L3 was rejected), less S2.
+        data.stops.filter((s) => ![`G2-${slug}`, `G3-${slug}`, `G5-${slug}`].includes(s.native_system_load_leg_permalink)).length - 1,
+      );
+
+      // The rejects file, fixed, is pushed as it is: each line's `record`.
+      const fixed = rejectsOf(join(dir, 'loads.csv.rejected.ndjson')).map((r) => ({ record: { ...(r.record as object), bol_number: 'BOL-3' } }));
+      const again = writeDirectory({ 'loads.csv.rejected.ndjson': toNdjson(fixed) });
+      const repushed = await runPush([join(again, 'loads.csv.rejected.ndjson'), '--url', base, '--key', apiKey, '--json']);
+      expect(repushed.code).toBe(0);
+      expect(summaryOf(repushed.stdout)).toMatchObject({ records: 1, processed: 1 });
+    });
+
+    test('a tenant limited to 200 records/s is paced by the RateLimit headers: at most 3 answers 429, in about the time the limit allows', async () => {
+      // Well under what the server takes on a busy two-core machine, so that the limit is what shows.
+      const limit = { recordsPerSecond: 200, burst: 200 };
+      const { slug, apiKey } = await tenant(limit);
+      const data = firstSync(slug, 1_400);
+      const dir = writeDirectory({ 'loads.ndjson': toNdjson(data.loads) });
+      const pushed = await runPush([join(dir, 'loads.ndjson'), '--url', base, '--key', apiKey, '--json', '--concurrency', '4']);
+      expect(pushed.code).toBe(0);
+      const summary = summaryOf(pushed.stdout);
+      expect(summary).toMatchObject({ records: 1_400, processed: 1_400 });
+      expect(summary.retries.rate_limited).toBeLessThanOrEqual(3);
+      // A full bucket at the start, then the refill rate: what the limit allows for the whole push.
+      const allowedMs = ((1_400 - limit.burst) / limit.recordsPerSecond) * 1000;
+      expect(Math.abs(summary.durationMs / allowedMs - 1)).toBeLessThanOrEqual(0.25);
+      expect((await storedLoads(base, apiKey)).length).toBe(1_400);
+    });
+
+    test('a push SIGKILLed in the middle and run again with --resume stores every record once, no load update twice, and a complete rejects file', async () => {
+      const { slug, apiKey } = await tenant();
+      const data = firstSync(slug, 1_500);
+      const updates: Record<string, unknown>[] = [
+        ...data.updates,
+        ...data.updates.map((u, i) => ({ ...u, native_system_load_update_permalink: `V${i}-${slug}` })),
+      ];
+      // Every 250th update names a load that does not exist: rejects before and after the kill.
+      const bad = new Set<number>();
+      for (let i = 0; i < updates.length; i += 250) {
+        updates[i] = { ...updates[i], native_system_load_permalink: `NOPE-${slug}` };
+        bad.add(i);
+      }
+      const dir = writeDirectory({ 'loads.ndjson': toNdjson(data.loads), 'load_updates.ndjson': toNdjson(updates) });
+      const args = [dir, '--url', base, '--key', apiKey, '--json', '--concurrency', '2', '--progress-interval', '0.05'];
+
+      const first = startPush(args);
+      await first.progressed('load_updates.ndjson', data.loads.length + 800);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect(existsSync(join(dir, '.push-checkpoint.json'))).toBe(true);
+
+      const resumed = await runPush([...args, '--resume']);
+      expect(resumed.code).toBe(1);
+      const summary = summaryOf(resumed.stdout);
+      // Every record is counted once across both runs (the checkpoint's counts and the rest); a batch
+      // the killed run had sent but not yet seen acknowledged is sent again: its updates answer duplicate.
+      expect(summary.records).toBe(data.loads.length + updates.length);
+      expect(summary.rejected).toBe(bad.size);
+      expect(summary.processed + summary.duplicate).toBe(data.loads.length + updates.length - bad.size);
+
+      const rejects = rejectsOf(join(dir, 'load_updates.ndjson.rejected.ndjson'));
+      expect(rejects.map((r) => r.index).sort((a, b) => a - b)).toEqual([...bad].sort((a, b) => a - b));
+      expect(rejects.map((r) => r.line).sort((a, b) => a - b)).toEqual([...bad].map((i) => i + 1).sort((a, b) => a - b));
+
+      const loads = await storedLoads(base, apiKey);
+      expect(loads.length).toBe(data.loads.length);
+      const stored = loads.flatMap((l) => l.updates.map((u) => u.permalink));
+      expect(new Set(stored).size).toBe(stored.length);
+      expect(stored.sort()).toEqual(
+        updates
+          .filter((_, i) => !bad.has(i))
+          .map((u) => u.native_system_load_update_permalink as string)
+          .sort(),
+      );
+      expect(existsSync(join(dir, '.push-checkpoint.json'))).toBe(false);
+    });
+
+    test('progress: a live bar on a terminal (done/total, records/s, ETA, counts), plain lines otherwise', async () => {
+      const { slug, apiKey } = await tenant();
+      const dir = writeDirectory({ 'carriers.csv': toCsv(firstSync(slug, 2_000).carriers) });
+      const file = join(dir, 'carriers.csv');
+      // A pseudo-terminal through util-linux's script(1): stderr is a TTY for the child.
+      const command = [process.execPath, ...compiled('cli/push'), file, '--url', base, '--key', apiKey].map((arg) => `'${arg}'`).join(' ');
+      const terminal = await new Promise<string>((resolve, reject) =>
+        execFile('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: repoRoot, env: childEnv({}) }, (error, stdout) =>
+          error ? reject(new Error(`script(1) failed: ${error.message}`)) : resolve(stdout),
+        ),
+      );
+      expect(terminal).toMatch(/[█░]+ 100\/100 records \(100%\) \| [\d,]+ records\/s \| ETA \S+ .*\| processed 100 skipped 0 duplicate 0 rejected 0/);
+      // Cursor control (ESC [): the bar is redrawn in place.
+      const escape = String.fromCharCode(27);
+      expect(terminal).toContain(`${escape}[`);
+      expect(terminal).toMatch(/Pushed 100 records/);
+
+      const plain = await runPush([file, '--url', base, '--key', apiKey]);
+      expect(plain.code).toBe(0);
+      expect(plain.stderr).not.toContain(escape);
+      expect(plain.stderr.trim().split('\n').at(-1)).toMatch(
+        /^push done: 100\/100 records \(100%\), [\d,]+ records\/s; processed 100, skipped 0, duplicate 0, rejected 0$/,
+      );
+    });
+
+    test('a wrong key, nothing listening and a wrong URL exit 2 with a sentence a person understands', async () => {
+      const { slug, apiKey } = await tenant();
+      const dir = writeDirectory({ 'carriers.ndjson': toNdjson(firstSync(slug, 20).carriers) });
+      const wrongKey = await runPush([dir, '--url', base, '--key', 'tms_wrong']);
+      expect(wrongKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/^The API key was refused \(401 unauthenticated/) });
+      const nobody = await runPush([dir, '--url', `http://127.0.0.1:${await freePort()}`, '--key', apiKey]);
+      expect(nobody).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^Cannot reach http:\/\/127\.0\.0\.1:\d+: nothing is listening there \(connection refused\)/),
+      });
+      const wrongUrl = await runPush([dir, '--url', `${base}/api/v1`, '--key', apiKey]);
+      expect(wrongUrl).toMatchObject({ code: 2, stderr: expect.stringMatching(/does not look like a tms-ingest service/) });
+      const noKey = await runPush([dir, '--url', base], { TMS_INGEST_API_KEY: '' });
+      expect(noKey).toMatchObject({ code: 2, stderr: expect.stringMatching(/^No API key/) });
+      for (const result of [wrongKey, nobody, wrongUrl]) expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    // Last: it restarts the server.
+    test('the server restarted during a push: the client retries through the 503s and refused connections; every record is stored', async () => {
+      const { slug, apiKey } = await tenant();
+      const data = firstSync(slug, 4_000);
+      const dir = writeDirectory({ 'loads.ndjson': toNdjson(data.loads) });
+      const push = startPush([join(dir, 'loads.ndjson'), '--url', base, '--key', apiKey, '--json', '--concurrency', '2', '--progress-interval', '0.05']);
+      await push.progressed('loads.ndjson', 500);
+      expect(await server.stop()).toBe(0);
+      await start();
+      expect(await push.exited).toBe(0);
+      const summary = summaryOf(push.output().stdout);
+      expect(summary).toMatchObject({ records: 4_000, rejected: 0 });
+      expect(summary.processed + summary.skipped).toBe(4_000);
+      expect(summary.retries.connection! + summary.retries.unavailable!).toBeGreaterThan(0);
+      expect((await storedLoads(base, apiKey)).length).toBe(4_000);
+    });
+  });
+}
