@@ -627,6 +627,7 @@ function payloadHistory(record, permalink, history, what) {
   return history.length ? payloads : el('p', `Nothing received for this ${what} is kept.`);
 }
 
+/** What the lookup reads of a record's payload history (the load's lookup spells it out: its query is one literal, tests read it). */
 const historySelection = 'history(first: 20) { receivedAt source outcome changed requestId query body }';
 
 /**
@@ -744,7 +745,7 @@ async function lookUp(permalink, feedback) {
        legs { permalink sequence carrier { name } stops { permalink sequence type city state appointmentStart arrivedAt } }
        updates(first: 20) { type occurredAt status phase city state latitude longitude message }
        phaseHistory { fromPhase toPhase changedAt }
-       ${historySelection} } }`,
+       history(first: 20) { receivedAt source outcome changed requestId query body } } }`,
     { p: permalink },
     { feedback },
   );

@@ -1,7 +1,8 @@
 import { shouldRenderGraphiQL, type GraphiQLOptions, type Plugin } from 'graphql-yoga';
 
 /** What GraphiQL (GET /graphql in a browser) opens with: a query a newcomer can run as is. */
-const graphiqlDefaultQuery = `# Enter your tenant's API key in the Headers pane below (X-API-Key), then run.
+const graphiqlDefaultQuery = `# Enter your tenant's API key in the
+# Headers pane below (X-API-Key), then run.
 query RecentLoads {
   viewer { slug name }
   loads(first: 10) {
@@ -19,9 +20,21 @@ query RecentLoads {
           sequence
           carrier { name mcNumber }
           driverName
-          stops { sequence type city appointmentStart arrivedAt }
+          stops {
+            sequence
+            type
+            city
+            appointmentStart
+            arrivedAt
+          }
         }
-        updates(first: 1) { type occurredAt message city state }
+        updates(first: 1) {
+          type
+          occurredAt
+          message
+          city
+          state
+        }
       }
     }
   }
@@ -125,6 +138,21 @@ const keyHandling = (placeholder: string) => `
   };
 `;
 
+/**
+ * Every editor of the page (query, variables, headers, response, each tab's) wraps its long lines: at
+ * 1280 px the query and headers panes are about 60 characters wide, and a line longer than that (a
+ * comment, an API key) would otherwise scroll sideways, half hidden (issue 37).
+ */
+const wrapLines = `
+  (function wrap(attempts) {
+    var monaco = window.monaco;
+    if (!monaco) return void (attempts && setTimeout(wrap, 50, attempts - 1));
+    var wrapped = function (editor) { editor.updateOptions({ wordWrap: 'on' }); };
+    monaco.editor.onDidCreateEditor(wrapped);
+    monaco.editor.getEditors().forEach(wrapped);
+  })(200);
+`;
+
 let page: Promise<string> | undefined;
 
 /**
@@ -171,9 +199,13 @@ async function buildPage(options: GraphiQLOptions): Promise<string> {
     json: prepareBlob(${JSON.stringify(jsonWorker)}),
     graphql: prepareBlob(${JSON.stringify(graphqlWorker)}),
   };
-  self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: function (moduleId, label) { return workers[label]; } };
+  // globalAPI: the editors are reached (below) to wrap their long lines.
+  self.MonacoEnvironment = { globalAPI: true, getWorkerUrl: function (moduleId, label) { return workers[label]; } };
 </script>
 <script>${js}</script>
+<script>
+${wrapLines}
+</script>
 <script>
 (function () {
   var opts = ${scriptJson(options)};

@@ -94,16 +94,23 @@ const homeJson = {
   links: Object.fromEntries(links.map((l) => [l.rel, l.href])),
 };
 
+/**
+ * Redoc's theme: code (the request and response samples) wraps its long lines instead of running past
+ * the right panel's edge, which at 1280 px is about 400 px wide (issue 37); the page's style lets a
+ * JSON sample break inside a long name or value too (it has no space to wrap at).
+ */
+const redocTheme = JSON.stringify({ typography: { code: { wrap: true } }, rightPanel: { width: '50%' } });
+
 const apiReferencePage = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tms-ingest REST API reference</title>
-<style>body { margin: 0; }</style>
+<style>body { margin: 0; } .redoc-json, .redoc-json code { overflow-wrap: anywhere; }</style>
 </head>
 <body>
-<redoc spec-url="${pagePaths.openapi}" hide-hostname="false" expand-responses="200" path-in-middle-panel="true"></redoc>
+<redoc spec-url="${pagePaths.openapi}" hide-hostname="false" expand-responses="200" path-in-middle-panel="true" theme='${redocTheme}'></redoc>
 <script src="${pagePaths.redocScript}"></script>
 </body>
 </html>

@@ -14,7 +14,7 @@ export const SyncRunTimeQuery = z.object({
     .optional()
     .meta({
       description:
-        "Time the caller's sync run started (ISO 8601 with `Z` or an offset, years 0001–9999). When the stored record " +
+        "Time the caller's sync run started: ISO 8601, UTC (`2026-11-23T10:00:00Z`; an offset such as `+02:00` is accepted and converted; years 0001–9999). When the stored record " +
         'changed after it, the upsert answers `skipped` and keeps the stored record. Refused (400 `validation_failed`) ' +
         `when more than ${maxClockSkewMs / 60_000} minutes ahead of the service clock.`,
       examples: ['2026-11-23T10:00:00Z'],

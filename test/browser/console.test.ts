@@ -218,7 +218,8 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Phase for Booked').selectOption('COVERED');
     await page.getByRole('button', { name: 'Map Booked' }).click();
     await expect.poll(() => page.locator('#mappings tbody').innerText(), { timeout: 30_000 }).toContain('COVERED');
-    await expect(page.locator('#statuses-feedback').innerText()).resolves.toBe('"Booked" is now COVERED; its loads are re-phased.');
+    // The outcome shows once the panels below (data quality included) are refreshed.
+    await expect.poll(() => page.locator('#statuses-feedback').innerText(), { timeout: 30_000 }).toBe('"Booked" is now COVERED; its loads are re-phased.');
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('#load-summary [data-field="phase"]').innerText(), { timeout: 30_000 }).toBe('COVERED');
     // The looked-up-again load kept its opened body open.

@@ -41,7 +41,7 @@ beforeAll(async () => {
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,
     headless: true,
-    viewport: { width: 1400, height: 900 },
+    viewport: { width: 1280, height: 900 },
     args: [
       '--headless',
       '--no-sandbox',
@@ -76,6 +76,18 @@ afterAll(async () => {
 
 /** The text of a Monaco editor inside `selector` (its rendered lines; Monaco renders spaces as U+00A0). */
 const editorText = async (page: Page, selector: string) => (await page.locator(`${selector} .view-lines`).first().innerText()).replace(/\u00a0/g, ' ');
+
+/** The editors of a GraphiQL page whose content is wider than their pane (they scroll sideways): their models' URIs. */
+const sidewaysEditors = (page: Page) =>
+  page.evaluate(() => {
+    type Editor = { getScrollWidth(): number; getLayoutInfo(): { contentWidth: number }; getModel(): { uri: { toString(): string } } | null };
+    const monaco = (window as unknown as { monaco?: { editor: { getEditors(): Editor[] } } }).monaco;
+    if (!monaco) return ['no editor reachable'];
+    return monaco.editor
+      .getEditors()
+      .filter((e) => e.getLayoutInfo().contentWidth > 0 && e.getScrollWidth() > e.getLayoutInfo().contentWidth + 1)
+      .map((e) => e.getModel()?.uri.toString() ?? '?');
+  });
 
 /**
  * Clicks "Execute query" until the response pane shows `expected` (60 s at most). GraphiQL re-reads the
@@ -146,9 +158,15 @@ describe('offline pages in Chromium', () => {
     await expect.poll(() => page.locator('.graphiql-doc-explorer').innerText(), { timeout: 60_000 }).toContain('Query');
 
     await executeUntilAnswered(page, `"slug": "${tenant.slug}"`);
+    // At 1280 px with the docs open, no editor scrolls sideways: the first comment line and the typed key are whole.
+    await expect.poll(() => sidewaysEditors(page), { timeout: 30_000 }).toEqual([]);
+    await expect(editorText(page, '.graphiql-query-editor')).resolves.toContain('(X-API-Key), then run.');
     const result = await editorText(page, '.graphiql-response');
     expect(result).toContain('"totalCount"');
     expect(result).not.toContain('"errors"');
+    // The docs closed again, as a newcomer first sees the page: still nothing scrolls sideways.
+    await page.getByRole('button', { name: /Hide Documentation Explorer/i }).click();
+    await expect.poll(() => sidewaysEditors(page), { timeout: 30_000 }).toEqual([]);
     await page.screenshot({ path: screenshots.path('graphiql.png') });
 
     // A new GraphiQL tab (+) runs a query with the same key, without typing it again.
@@ -180,6 +198,14 @@ describe('offline pages in Chromium', () => {
       await expect.poll(() => body.innerText(), { timeout: 60_000 }).toContain(route.doc.summary);
     }
     await expect(page.getByText('/api/v1/loads/upsert').first().isVisible()).resolves.toBe(true);
+    // At 1280 px no request or response sample runs past its panel: each wraps its long lines.
+    await page.locator('.redoc-json').first().waitFor({ timeout: 60_000 });
+    const cut = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('.redoc-json, .redoc-json code, pre')]
+        .filter((e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+        .map((e) => e.innerText.slice(0, 60)),
+    );
+    expect(cut).toEqual([]);
     await page.screenshot({ path: screenshots.path('api-reference.png') });
     await page.close();
   });

@@ -141,11 +141,24 @@ const toUtc = (value: string) => {
 };
 
 /**
+ * The OpenAPI document shows a date-time as `format: date-time` (RFC 3339, which API references render
+ * as "date-time") without zod's 400-character regex, which readers took for the rule (issue 37): the
+ * service validates with zod whatever the document says.
+ */
+const withoutPattern = ({ jsonSchema }: { jsonSchema: { pattern?: string } }) => {
+  delete jsonSchema.pattern;
+};
+
+/**
  * An ISO 8601 date-time with a zone (`Z` or any offset up to ±23:59), years 0001 to 9999 once in UTC,
  * normalised to UTC: PostgreSQL refuses offsets beyond ±15:59 as text, so no offset ever reaches SQL.
  */
 export const isoDateTime = () =>
-  z.iso.datetime({ offset: true }).refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' }).overwrite(toUtc);
+  z.iso
+    .datetime({ offset: true })
+    .refine(isInDateRange, { message: 'must lie between the years 0001 and 9999 (UTC)' })
+    .overwrite(toUtc)
+    .meta({ override: withoutPattern });
 
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
 export const dateTime = (importance: Importance, description: string, options: FieldOptions = {}) =>

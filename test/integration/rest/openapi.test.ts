@@ -239,4 +239,22 @@ describe('GET /api/v1/openapi.json', () => {
     const syncRunTime = (operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).parameters as Json[]).find((p) => p.name === 'sync_run_time')!;
     expect(syncRunTime.description).toContain('more than 5 minutes ahead of the service clock');
   });
+
+  test("shows date-times as ISO 8601 (format date-time, UTC), not zod's regex; the service still refuses what the regex refused", async ({ api }) => {
+    const syncRunTime = (operationOf({ method: 'POST', path: '/api/v1/loads/upsert' }).parameters as Json[]).find((p) => p.name === 'sync_run_time')!;
+    expect(syncRunTime.schema).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(syncRunTime.description).toMatch(/^Time the caller's sync run started: ISO 8601, UTC/);
+    const stop = resolve(operationOf({ method: 'POST', path: '/api/v1/stops/upsert' }).requestBody.content['application/json'].schema);
+    const appointment = stop.properties.appointment_start as Json;
+    expect((appointment.anyOf as Json[] | undefined)?.find((s) => s.type === 'string') ?? appointment).toMatchObject({ format: 'date-time' });
+    expect(JSON.stringify(doc)).not.toMatch(/"pattern":"[^"]*\\d\{4\}-/);
+    for (const bad of ['2026-02-30T10:00:00Z', '2026-11-23 10:00:00Z', '2026-11-23T10:00:00']) {
+      const res = await api.post(`/api/v1/loads/upsert?sync_run_time=${encodeURIComponent(bad)}`, {
+        native_system_load_permalink: 'L1-x',
+        native_system_load_id: 'L1',
+      });
+      expect(res.status, bad).toBe(400);
+      expect(JSON.stringify(res.body.error.details), bad).toContain('sync_run_time');
+    }
+  });
 });
