@@ -16,7 +16,19 @@ import { createPacer, type Pacer } from './pacing.js';
 import { backoffMs, defaultRetryPolicy, networkCode, retryableFailure, retryableStatus, retryAfterMs, type RetryPolicy, type RetryReason } from './retry.js';
 import type { BulkRecordError, BulkRecordResult, BulkResult, ChangingKind, DeleteOf, ErrorBody, RecordOf, WriteResult } from './types.js';
 
-export type * from './types.js';
+export type {
+  BulkRecordError,
+  BulkRecordOutcome,
+  BulkRecordResult,
+  BulkResult,
+  ChangingKind,
+  DeleteOf,
+  ErrorBody,
+  Outcome,
+  RecordKind,
+  RecordOf,
+  WriteResult,
+} from './types.js';
 export type { RatePolicy } from './pacing.js';
 export type { RetryPolicy, RetryReason } from './retry.js';
 

@@ -316,8 +316,9 @@ console.log(JSON.stringify([...lines, single.status]));
 
     // Last: it restarts the server.
     test('the server restarted during a push: the client retries through the 503s and refused connections; every record is stored', async () => {
-      const { slug, apiKey } = await tenant();
-      const data = firstSync(slug, 2_000);
+      // Paced at 500 records/s, the push lasts some 5 s whatever the machine: the restart falls inside it.
+      const { slug, apiKey } = await tenant({ recordsPerSecond: 500, burst: 500 });
+      const data = firstSync(slug, 3_000);
       const dir = writeDirectory({ 'loads.ndjson': toNdjson(data.loads) });
       const push = startPush([join(dir, 'loads.ndjson'), '--url', base, '--key', apiKey, '--json', '--concurrency', '2', '--progress-interval', '0.05']);
       await push.progressed('loads.ndjson', 500);
@@ -325,10 +326,10 @@ console.log(JSON.stringify([...lines, single.status]));
       await start();
       expect(await push.exited).toBe(0);
       const summary = summaryOf(push.output().stdout);
-      expect(summary).toMatchObject({ records: 2_000, rejected: 0 });
-      expect(summary.processed + summary.skipped).toBe(2_000);
+      expect(summary).toMatchObject({ records: 3_000, rejected: 0 });
+      expect(summary.processed + summary.skipped).toBe(3_000);
       expect(summary.retries.connection! + summary.retries.unavailable!).toBeGreaterThan(0);
-      expect((await storedLoads(base, apiKey)).length).toBe(2_000);
+      expect((await storedLoads(base, apiKey)).length).toBe(3_000);
     });
   });
 }
