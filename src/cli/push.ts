@@ -324,6 +324,8 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
     } else {
       if (batch.records.length >= size || batch.bytes + bytes > maxBytes) {
         await send(batch);
+        // Until the tenant's rate limit is known, the first (small) batch goes alone: its answer sizes the next.
+        if (client.ratePolicy === undefined) await Promise.all(inFlight);
         batch = newBatch();
         size = batchSize();
       }
