@@ -44,7 +44,7 @@ function rateMeter(startDone: number, windowMs = 5_000) {
   };
 }
 
-export function plainLine(state: ProgressState, rate: number) {
+function plainLine(state: ProgressState, rate: number) {
   const { done, total } = state;
   const of = total === undefined ? '' : `/${number(total)}`;
   const share = total ? ` (${Math.min(100, Math.floor((done * 100) / total))}%)` : '';

@@ -41,9 +41,6 @@ export const kindsInOrder: readonly RecordKind[] = recordKinds;
 /** The kind's write action: `upsert`, or `create` for load updates (append-only). */
 export const writeAction = (kind: RecordKind): 'upsert' | 'create' => (recordSpecOf[kind].freshness === 'append_only' ? 'create' : 'upsert');
 
-/** The body field holding a record's own permalink (`native_system_load_permalink`). */
-export const permalinkFieldOf = (kind: RecordKind): string => recordSpecOf[kind].permalinkField;
-
 export type IngestSource = 'pull' | 'webhook';
 
 export interface ClientOptions {
