@@ -163,21 +163,21 @@ for (const { name, create } of targets) {
       expect(summaryOf(repushed.stdout)).toMatchObject({ records: 1, processed: 1 });
     });
 
-    test('a tenant limited to 200 records/s is paced by the RateLimit headers: at most 3 answers 429, in about the time the limit allows', async () => {
+    test('a tenant limited to 100 records/s is paced by the RateLimit headers: at most 3 answers 429, in about the time the limit allows', async () => {
       // Well under what the server takes on a busy two-core machine, so that the limit is what shows.
-      const limit = { recordsPerSecond: 200, burst: 200 };
+      const limit = { recordsPerSecond: 100, burst: 100 };
       const { slug, apiKey } = await tenant(limit);
-      const data = firstSync(slug, 1_400);
+      const data = firstSync(slug, 700);
       const dir = writeDirectory({ 'loads.ndjson': toNdjson(data.loads) });
       const pushed = await runPush([join(dir, 'loads.ndjson'), '--url', base, '--key', apiKey, '--json', '--concurrency', '4']);
       expect(pushed.code).toBe(0);
       const summary = summaryOf(pushed.stdout);
-      expect(summary).toMatchObject({ records: 1_400, processed: 1_400 });
+      expect(summary).toMatchObject({ records: 700, processed: 700 });
       expect(summary.retries.rate_limited).toBeLessThanOrEqual(3);
       // A full bucket at the start, then the refill rate: what the limit allows for the whole push.
-      const allowedMs = ((1_400 - limit.burst) / limit.recordsPerSecond) * 1000;
+      const allowedMs = ((700 - limit.burst) / limit.recordsPerSecond) * 1000;
       expect(Math.abs(summary.durationMs / allowedMs - 1)).toBeLessThanOrEqual(0.25);
-      expect((await storedLoads(base, apiKey)).length).toBe(1_400);
+      expect((await storedLoads(base, apiKey)).length).toBe(700);
     });
 
     test('a push SIGKILLed in the middle and run again with --resume stores every record once, no load update twice, and a complete rejects file', async () => {
