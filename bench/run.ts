@@ -45,6 +45,7 @@ const scenarioNames = [
   'bulk-stops',
   'bulk-updates',
   'first-sync',
+  'push',
   'load-board',
   'load-board-postgraphile',
 ] as const;
@@ -240,7 +241,8 @@ interface Row {
     | 'floor (node:http + pg)'
     | 'floor (bare Yoga)'
     | 'plain floor (node:http + pg, plain table)'
-    | 'PostGraphile';
+    | 'PostGraphile'
+    | 'tms-ingest push (CLI)';
   connections: number;
   requests: number;
   seconds: number;
@@ -577,6 +579,7 @@ async function main() {
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
     const svcKey = await createTenant(serviceDb, 'svc');
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
+    const pushKey = only.has('push') ? await createTenant(serviceDb, 'push') : '';
     if (options.preload) {
       const url = serviceDb.env.DATABASE_URL;
       if (!url) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
@@ -753,6 +756,72 @@ async function main() {
           );
         });
       }
+    }
+
+    // push: the CLI pushing an NDJSON file of new loads, beside the bulk route driven by autocannon with
+    // as many connections and new loads of the same shape (the CLI's batches: 1,000 records).
+    if (only.has('push') && hasBulk) {
+      const count = Math.round(20_000 * options.syncScale);
+      const batches = Math.ceil(count / 1000);
+      let i = 0;
+      const floor = await measureLoad(
+        'push',
+        'service',
+        service,
+        bulk(routes.bulkLoads, pushKey, () => data.load('push', i++), 1000, count),
+        Math.min(options.bulkConnections, batches),
+        { amount: batches },
+        `bulk loads: ${fmt(count)} new loads, 1,000 per request`,
+      );
+      const file = join(work, 'loads.ndjson');
+      writeFileSync(file, Array.from({ length: count }, (_, k) => `${JSON.stringify(data.load('push', count + k))}\n`).join(''));
+      const started = performance.now();
+      const meter = measure(service.child.pid!);
+      const out = await run(
+        process.execPath,
+        [
+          ...compiled('cli/push.js'),
+          file,
+          '--url',
+          `http://127.0.0.1:${service.port}`,
+          '--key',
+          pushKey,
+          '--concurrency',
+          String(options.bulkConnections),
+          '--json',
+        ],
+        { ...process.env, TMS_INGEST_API_KEY: '' },
+      );
+      const usage = meter.end();
+      const summary = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        processed: number;
+        rejected: number;
+        durationMs: number;
+        requests: number;
+        maxRssBytes: number;
+      };
+      const seconds = summary.durationMs / 1000;
+      const ratio = summary.processed / seconds / floor.recordsPerSecond;
+      rows.push({
+        scenario: 'push',
+        target: 'tms-ingest push (CLI)',
+        connections: options.bulkConnections,
+        requests: summary.requests,
+        seconds,
+        requestsPerSecond: summary.requests / seconds,
+        records: summary.processed,
+        recordsPerSecond: summary.processed / seconds,
+        p50Ms: NaN,
+        p99Ms: NaN,
+        errors: summary.rejected,
+        usage,
+        cpuMsPerRequest: cpuMs(usage, seconds, summary.requests),
+        window: [monotonicUs() - Math.round((performance.now() - started) * 1000), monotonicUs()],
+        note: `${fmt(count)} loads from an NDJSON file (${fmt(Buffer.byteLength(readFileSync(file)) / 1048576, 1)} MB): ${ratio.toFixed(2)} × the bulk route's records/s; the CLI's peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
+      });
+      console.error(
+        `  push: ${fmt(summary.processed / seconds)} records/s = ${ratio.toFixed(2)} × bulk; CLI peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
+      );
     }
 
     // First sync: a new tenant's whole history through the bulk routes, parents first.
@@ -1000,6 +1069,12 @@ function report(database: string) {
   for (const [ratio, target, met] of issue30) {
     const r = ratios[ratio];
     if (r !== undefined) targets.push({ target, measured: `${r.toFixed(2)} ×`, met: met(r) });
+  }
+  const pushed = find('push', 'tms-ingest push (CLI)');
+  const pushFloor = find('push', 'service');
+  if (pushed && pushFloor) {
+    const r = pushed.recordsPerSecond / pushFloor.recordsPerSecond;
+    targets.push({ target: 'push CLI ≥ 0.9 × bulk records/s at the same concurrency (issue 41)', measured: `${r.toFixed(2)} ×`, met: r >= 0.9 });
   }
   const sync = find('first-sync', 'service');
   if (sync) {

@@ -18,6 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { dirname, join, relative } from 'node:path';
 import { Buffer } from 'node:buffer';
 import { execPath, pid } from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
@@ -115,23 +116,28 @@ for (const holder of holders) writeFileSync(join(root, dirname(holder), 'query_c
  * not reach may fail to declare, as src/db/database.ts does, and are not used), then
  * dts-bundle-generator keeps only the declarations the client's exports reach. The record and answer
  * types stay what the server's zod declarations infer. It takes some 15 s, so the result is kept with
- * the hash of the sources it was made from (`sources` in dist/types/client.json) and made again only
- * when one of them changed.
+ * the hash of the sources it was made from (dist/types/client.json: src/client/index.ts and every
+ * source it imports, and this script) and made again only when one of them changed.
  */
 function clientTypes(into) {
   const previous = join(dist, 'types');
-  const hashOf = (files) => {
-    const hash = createHash('sha256');
-    for (const file of files) hash.update(file).update(existsSync(join(root, file)) ? readFileSync(join(root, file)) : '');
-    return hash.digest('hex');
+  // Every source the client's declarations are made from: src/client/index.ts and what it imports, transitively.
+  const sources = new Set();
+  const follow = (file) => {
+    if (sources.has(file) || !existsSync(file)) return;
+    sources.add(file);
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()['"](\.{1,2}\/[^'"]+)\.js['"]/g)) follow(join(dirname(file), `${spec}.ts`));
   };
+  follow(join(src, 'client', 'index.ts'));
+  const hash = createHash('sha256');
+  for (const file of [...sources, fileURLToPath(import.meta.url)].sort()) hash.update(relative(root, file)).update(readFileSync(file));
+  const digest = hash.digest('hex');
   const stamp = join(previous, 'client.json');
-  if (existsSync(stamp)) {
-    const { sources, hash } = JSON.parse(readFileSync(stamp, 'utf8'));
-    if (hashOf(sources) === hash) return cpSync(previous, into, { recursive: true });
-  }
-  // Inside the repository, so that the declarations' `zod` resolves to node_modules.
-  const work = mkdtempSync(join(root, 'node_modules', '.client-types-'));
+  if (existsSync(stamp) && JSON.parse(readFileSync(stamp, 'utf8')).hash === digest) return cpSync(previous, into, { recursive: true });
+
+  // Inside the repository, so that the declarations' `zod` resolves to node_modules, and outside
+  // node_modules, whose files dts-bundle-generator would take for a library's and leave as imports.
+  const work = mkdtempSync(join(dirname(into), '.client-types-'));
   try {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     const args = ['--declaration', '--emitDeclarationOnly', '--noEmit', 'false', '--skipLibCheck', '--rootDir', src, '--outDir', work];
@@ -139,41 +145,23 @@ function clientTypes(into) {
     try {
       execFileSync(execPath, [tsc, ...args, ...options, join(src, 'client', 'index.ts')], { cwd: root, stdio: 'pipe' });
     } catch {
-      // Declaration errors of files the client does not reach; a missing entry is caught below.
+      // Declaration errors of files the client's types do not reach; a missing entry is caught below.
     }
     if (!existsSync(join(work, 'client', 'index.d.ts'))) throw new Error('tsc wrote no declarations for src/client/index.ts');
-    // The sources behind the declarations the client reaches (relative imports, followed from its entry).
-    const reached = new Set();
-    const follow = (file) => {
-      if (reached.has(file) || !existsSync(file)) return;
-      reached.add(file);
-      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()['"](\.{1,2}\/[^'"]+)\.js['"]/g))
-        follow(join(dirname(file), `${spec}.d.ts`));
+    const project = {
+      compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: [] },
+      files: ['client/index.d.ts'],
     };
-    follow(join(work, 'client', 'index.d.ts'));
-    const sources = [...reached].map((file) => relative(root, join(src, relative(work, file)).replace(/\.d\.ts$/, '.ts'))).sort();
-    writeFileSync(
-      join(work, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          skipLibCheck: true,
-          types: [],
-          typeRoots: [join(root, 'node_modules', '@types')],
-        },
-        files: ['client/index.d.ts'],
-      }),
-    );
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(project));
     mkdirSync(into, { recursive: true });
     const generator = join(root, 'node_modules', 'dts-bundle-generator', 'dist', 'bin', 'dts-bundle-generator.js');
-    execFileSync(
-      execPath,
-      [generator, '--silent', '--no-check', '--project', join(work, 'tsconfig.json'), '-o', join(into, 'client.d.ts'), join(work, 'client', 'index.d.ts')],
-      { cwd: root, stdio: 'pipe' },
-    );
-    writeFileSync(join(into, 'client.json'), JSON.stringify({ sources, hash: hashOf(sources) }, null, 2));
+    const output = join(into, 'client.d.ts');
+    execFileSync(execPath, [generator, '--silent', '--no-check', '--project', join(work, 'tsconfig.json'), '-o', output, join(work, 'client', 'index.d.ts')], {
+      cwd: root,
+      stdio: 'pipe',
+    });
+    if (!/export declare function createClient\b/.test(readFileSync(output, 'utf8'))) throw new Error(`${output} declares no createClient`);
+    writeFileSync(join(into, 'client.json'), JSON.stringify({ hash: digest, sources: [...sources].map((file) => relative(root, file)).sort() }, null, 2));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

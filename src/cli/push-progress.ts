@@ -33,8 +33,8 @@ const countsText = ({ processed, skipped, duplicate, rejected }: Counts) =>
   `processed ${number(processed)}, skipped ${number(skipped)}, duplicate ${number(duplicate)}, rejected ${number(rejected)}`;
 
 /** Records a second over the last few updates (the rate now, not the average since the start). */
-function rateMeter(windowMs = 5_000) {
-  const samples: { at: number; done: number }[] = [];
+function rateMeter(startDone: number, windowMs = 5_000) {
+  const samples: { at: number; done: number }[] = [{ at: performance.now(), done: startDone }];
   return (done: number) => {
     const at = performance.now();
     samples.push({ at, done });
@@ -44,7 +44,7 @@ function rateMeter(windowMs = 5_000) {
   };
 }
 
-export function plainLine(state: ProgressState, rate: number) {
+function plainLine(state: ProgressState, rate: number) {
   const { done, total } = state;
   const of = total === undefined ? '' : `/${number(total)}`;
   const share = total ? ` (${Math.min(100, Math.floor((done * 100) / total))}%)` : '';
@@ -52,8 +52,8 @@ export function plainLine(state: ProgressState, rate: number) {
   return `push ${state.current}: ${number(done)}${of} records${share}, ${number(rate)} records/s${eta}; ${countsText(state.counts)}`;
 }
 
-export function createProgress({ tty, intervalMs, write }: { tty: boolean; intervalMs: number; write: NodeJS.WritableStream }): Progress {
-  const rate = rateMeter();
+export function createProgress({ tty, intervalMs, write, done }: { tty: boolean; intervalMs: number; write: NodeJS.WritableStream; done: number }): Progress {
+  const rate = rateMeter(done);
   let last: ProgressState | undefined;
   if (!tty) {
     const timer = setInterval(() => last && write.write(`${plainLine(last, rate(last.done))}\n`), intervalMs);

@@ -324,6 +324,8 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
     } else {
       if (batch.records.length >= size || batch.bytes + bytes > maxBytes) {
         await send(batch);
+        // Until the tenant's rate limit is known, the first (small) batch goes alone: its answer sizes the next.
+        if (client.ratePolicy === undefined) await Promise.all(inFlight);
         batch = newBatch();
         size = batchSize();
       }
@@ -402,6 +404,7 @@ async function main(argv: string[]): Promise<number> {
   const started = performance.now();
   const totals = noCounts();
   for (const file of files) for (const key of Object.keys(totals) as (keyof Counts)[]) totals[key] += checkpoint.files[file.key]!.counts[key];
+  const done = totals.processed + totals.skipped + totals.duplicate + totals.rejected;
   const run: Run = {
     client,
     invocation,
@@ -409,9 +412,9 @@ async function main(argv: string[]): Promise<number> {
     checkpoint,
     checkpointPath,
     totals,
-    progress: createProgress({ tty: Boolean(process.stderr.isTTY), intervalMs: invocation.progressIntervalMs, write: process.stderr }),
     total: counted.every((n) => n !== undefined) ? counted.reduce((a, b) => a + b, 0) : undefined,
-    done: totals.processed + totals.skipped + totals.duplicate + totals.rejected,
+    done,
+    progress: createProgress({ tty: Boolean(process.stderr.isTTY), intervalMs: invocation.progressIntervalMs, write: process.stderr, done }),
   };
   const summaries: FileSummary[] = [];
   let failure: string | undefined;

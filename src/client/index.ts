@@ -16,7 +16,19 @@ import { createPacer, type Pacer } from './pacing.js';
 import { backoffMs, defaultRetryPolicy, networkCode, retryableFailure, retryableStatus, retryAfterMs, type RetryPolicy, type RetryReason } from './retry.js';
 import type { BulkRecordError, BulkRecordResult, BulkResult, ChangingKind, DeleteOf, ErrorBody, RecordOf, WriteResult } from './types.js';
 
-export type * from './types.js';
+export type {
+  BulkRecordError,
+  BulkRecordOutcome,
+  BulkRecordResult,
+  BulkResult,
+  ChangingKind,
+  DeleteOf,
+  ErrorBody,
+  Outcome,
+  RecordKind,
+  RecordOf,
+  WriteResult,
+} from './types.js';
 export type { RatePolicy } from './pacing.js';
 export type { RetryPolicy, RetryReason } from './retry.js';
 
@@ -28,9 +40,6 @@ export const kindsInOrder: readonly RecordKind[] = recordKinds;
 
 /** The kind's write action: `upsert`, or `create` for load updates (append-only). */
 export const writeAction = (kind: RecordKind): 'upsert' | 'create' => (recordSpecOf[kind].freshness === 'append_only' ? 'create' : 'upsert');
-
-/** The body field holding a record's own permalink (`native_system_load_permalink`). */
-export const permalinkFieldOf = (kind: RecordKind): string => recordSpecOf[kind].permalinkField;
 
 export type IngestSource = 'pull' | 'webhook';
 

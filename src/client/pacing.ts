@@ -24,7 +24,7 @@ function parameter(header: string | null, name: string): number | undefined {
 }
 
 /** The policy and the records left an answer announces; null policy: the tenant has no limit. */
-export function readRateLimit(headers: Headers): { policy: RatePolicy | null; remaining?: number } {
+function readRateLimit(headers: Headers): { policy: RatePolicy | null; remaining?: number } {
   const burst = parameter(headers.get('ratelimit-policy'), 'q');
   const window = parameter(headers.get('ratelimit-policy'), 'w');
   if (burst === undefined || window === undefined || burst <= 0 || window <= 0) return { policy: null };

@@ -67,9 +67,12 @@ export function meaningOf(schema: z.ZodType): string {
  * Presence follows importance: a `required` field must be present (null allowed unless the field is
  * non-nullable); `recommended` and `optional` fields may be left out.
  */
-function presence<T extends z.ZodType>(
+/** A field's zod type by its importance: a required field is present (maybe null), the others may be absent. */
+type Presence<T extends z.ZodType, I extends Importance> = I extends 'required' ? z.ZodNullable<T> : z.ZodOptional<z.ZodNullable<T>>;
+
+function presence<T extends z.ZodType, I extends Importance>(
   schema: T,
-  importance: Importance,
+  importance: I,
   description: string,
   options: FieldOptions,
   more: Record<string, unknown> = {},
@@ -87,7 +90,7 @@ function presence<T extends z.ZodType>(
     ...more,
   });
   if (feeds !== undefined) feedsBySchema.set(field, feeds);
-  return described(field, description);
+  return described(field, description) as Presence<T, I>;
 }
 
 /** PostgreSQL text cannot hold U+0000: such a string is the client's error (400), not a failed write (500). */
@@ -111,15 +114,15 @@ const string = (max: number) => z.string().max(max).refine(hasNoNul, noNul).refi
 export const permalinkField = (description: string) => described(string(100).min(1).meta(meta('required', description)), description);
 
 /** A nullable string with the contract's max length. */
-export const text = (max: number, importance: Importance, description: string, options: FieldOptions = {}) =>
+export const text = <const I extends Importance>(max: number, importance: I, description: string, options: FieldOptions = {}) =>
   presence(string(max), importance, description, options);
 
 /** A nullable integer ≥ 1 (sequences). */
-export const position = (importance: Importance, description: string, options: FieldOptions = {}) =>
+export const position = <const I extends Importance>(importance: I, description: string, options: FieldOptions = {}) =>
   presence(z.int().min(1).max(2_147_483_647), importance, description, options);
 
 /** A nullable number within a range (coordinates). */
-export const number = (min: number, max: number, importance: Importance, description: string, options: FieldOptions = {}) =>
+export const number = <const I extends Importance>(min: number, max: number, importance: I, description: string, options: FieldOptions = {}) =>
   presence(z.number().min(min).max(max), importance, description, options);
 
 /** Instants PostgreSQL and JavaScript both represent exactly: years 0001 to 9999 in UTC. */
@@ -161,7 +164,7 @@ export const isoDateTime = () =>
     .meta({ override: withoutPattern });
 
 /** A nullable ISO 8601 date-time with a zone (`Z` or an offset). */
-export const dateTime = (importance: Importance, description: string, options: FieldOptions = {}) =>
+export const dateTime = <const I extends Importance>(importance: I, description: string, options: FieldOptions = {}) =>
   presence(
     isoDateTime(),
     importance,
@@ -175,8 +178,12 @@ export const dateTime = (importance: Importance, description: string, options: F
  * A nullable value from a fixed list, each value with its description (`x-enumDescriptions`: shown by
  * API reference pages, and the descriptions of the GraphQL enum's values).
  */
-export const oneOf = <const T extends Record<string, string>>(values: T, importance: Importance, description: string, options: FieldOptions = {}) =>
-  presence(z.enum(Object.keys(values) as [keyof T & string, ...(keyof T & string)[]]), importance, description, options, { 'x-enumDescriptions': values });
+export const oneOf = <const T extends Record<string, string>, const I extends Importance>(
+  values: T,
+  importance: I,
+  description: string,
+  options: FieldOptions = {},
+) => presence(z.enum(Object.keys(values) as [keyof T & string, ...(keyof T & string)[]]), importance, description, options, { 'x-enumDescriptions': values });
 
 /** The value descriptions of a field built by `oneOf`. */
 export const enumDescriptionsOf = (schema: z.ZodType): Record<string, string> | undefined =>
@@ -207,7 +214,7 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** A nullable IANA time zone name (JSON Schema cannot list them: the description says so). */
-export const timeZone = (importance: Importance, description: string, options: FieldOptions = {}) =>
+export const timeZone = <const I extends Importance>(importance: I, description: string, options: FieldOptions = {}) =>
   presence(
     z
       .string()

@@ -77,7 +77,7 @@ export function firstSync(slug: string, loads: number) {
   };
 }
 
-export const tempDir = () => mkdtempSync(join(tmpdir(), 'tms-ingest-push-'));
+const tempDir = () => mkdtempSync(join(tmpdir(), 'tms-ingest-push-'));
 
 /** Writes files into a new directory (name → content); returns the directory. */
 export function writeDirectory(files: Record<string, string>) {
