@@ -1,13 +1,15 @@
 /**
  * The HTTP side of a stop (SIGTERM, SIGINT): every request the server received gets a complete answer,
  * and no connection is closed in the middle of one.
- * - The server stops listening (new connections are refused) and closes the keep-alive connections
- *   idle at the signal (a client sending on one at that instant sees it closed, as with any keep-alive
- *   timeout, and sends again elsewhere).
+ * - Once the I/O that arrived before the signal is taken in (connections in the listen backlog are
+ *   accepted, bytes already received are read), the server stops listening (new connections are
+ *   refused) and closes the keep-alive connections idle then (a client sending on one at that instant
+ *   sees it closed, as with any keep-alive timeout, and sends again elsewhere).
  * - Requests already received (being read or processed) finish and are answered as usual.
- * - A request that arrives afterwards on a connection kept alive (pipelined behind one in flight, or
- *   the client's next) gets 503 `unavailable` with `Retry-After: 1` and `Connection: close`, without
- *   being processed. Those connections are not closed under a client about to send on them: they close
+ * - A request read after the signal (sent before it while the event loop was busy, pipelined behind one
+ *   in flight, or the client's next on a connection kept alive) gets 503 `unavailable` with
+ *   `Retry-After: 1` and `Connection: close`, without being processed; its body is read first, so the
+ *   connection closes without a reset. Those connections are not closed under a client about to send on them: they close
  *   with that 503, at the keep-alive timeout (`HTTP_KEEP_ALIVE_TIMEOUT_MS`) or at the shutdown timeout.
  * - At the shutdown timeout, requests still without an answer get that 503 (their writes may still
  *   commit: everything the API writes is idempotent, so sending it again is safe), then the remaining
@@ -30,9 +32,19 @@ export function createDrain(logger: Logger) {
   /** Requests received and not yet answered, with when they arrived. */
   const open = new Map<ServerResponse, { req: IncomingMessage; started: number }>();
 
-  /** Answers `res` with the shutdown's 503 (when nothing was sent yet) and logs it. */
+  /**
+   * Answers `res` with the shutdown's 503 (when nothing was sent yet) and logs it. A body not read yet
+   * (a bulk request that arrived while the event loop was busy) is read to its end first: closing a
+   * connection with unread bytes in its receive buffer makes TCP send a reset, which the client sees
+   * instead of the answer (issue 37: connection resets at Ctrl-C with bulk requests in flight).
+   */
   function refuse(req: IncomingMessage, res: ServerResponse, started: number, reason: string): void {
     if (res.headersSent) return;
+    if (!req.complete && !req.destroyed) {
+      req.once('end', () => refuse(req, res, started, reason));
+      req.resume();
+      return;
+    }
     const body = JSON.stringify(stoppingError.toBody());
     const incoming = req.headers['x-request-id'];
     const requestId = requestIdFrom(typeof incoming === 'string' ? incoming : null);
@@ -69,8 +81,14 @@ export function createDrain(logger: Logger) {
      */
     async stop(target: Server, timeoutMs: number, beforeWaiting: () => void): Promise<void> {
       stopping = true;
+      // The signal may be handled after a long synchronous stretch (a bulk's validation): connections
+      // waiting in the listen backlog, and bytes waiting on accepted ones, are taken in by the rest of
+      // this loop iteration's I/O first. Closing the listener at once resets the backlog's connections;
+      // closing a connection whose request is unread resets it too.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const closed = new Promise<void>((resolve) => target.close(() => resolve()));
       beforeWaiting();
+      await new Promise<void>((resolve) => setImmediate(resolve));
       target.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')));
