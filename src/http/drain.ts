@@ -17,6 +17,7 @@
  * Each of these 503s is logged with a `request` line, as every answer is.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestIdFrom } from './request-id.js';
@@ -31,6 +32,17 @@ export function createDrain(logger: Logger) {
   let stopping = false;
   /** Requests received and not yet answered, with when they arrived. */
   const open = new Map<ServerResponse, { req: IncomingMessage; started: number }>();
+  /**
+   * Each connection's state: `fresh` until its first request is read (its bytes may be waiting, unread),
+   * `busy` while a request is answered, `idle` between requests (kept alive).
+   */
+  const connections = new Map<Socket, 'fresh' | 'busy' | 'idle'>();
+  /** Called when the last received request has been answered (while a stop waits for it). */
+  let allAnswered = () => {};
+  /** No received request unanswered, no connection whose first request is still to be read. */
+  const settled = () => open.size === 0 && ![...connections.values()].includes('fresh');
+  /** Resolves once `settled`. */
+  const answered = () => (settled() ? Promise.resolve() : new Promise<void>((resolve) => (allAnswered = resolve)));
 
   /**
    * Answers `res` with the shutdown's 503 (when nothing was sent yet) and logs it. A body not read yet
@@ -63,13 +75,30 @@ export function createDrain(logger: Logger) {
   }
 
   return {
+    /** Follows the server's connections (call once, before it listens). */
+    track(target: Server): void {
+      target.on('connection', (socket: Socket) => {
+        connections.set(socket, 'fresh');
+        socket.once('close', () => {
+          connections.delete(socket);
+          if (settled()) allAnswered();
+        });
+      });
+    },
+
     /** Wraps the server's request handler (see the module comment). */
     handler(handle: Handler): Handler {
       return (req, res) => {
         const started = performance.now();
+        const { socket } = req;
+        connections.set(socket, 'busy');
+        res.once('finish', () => connections.has(socket) && connections.set(socket, 'idle'));
         if (stopping) return refuse(req, res, started, 'shutting down');
         open.set(res, { req, started });
-        res.once('close', () => open.delete(res));
+        res.once('close', () => {
+          open.delete(res);
+          if (settled()) allAnswered();
+        });
         handle(req, res);
       };
     },
@@ -81,17 +110,23 @@ export function createDrain(logger: Logger) {
      */
     async stop(target: Server, timeoutMs: number, beforeWaiting: () => void): Promise<void> {
       stopping = true;
-      // The signal may be handled after a long synchronous stretch (a bulk's validation): connections
-      // waiting in the listen backlog, and bytes waiting on accepted ones, are taken in by the rest of
-      // this loop iteration's I/O first. Closing the listener at once resets the backlog's connections;
-      // closing a connection whose request is unread resets it too.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      const closed = new Promise<void>((resolve) => target.close(() => resolve()));
-      beforeWaiting();
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      target.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')));
+      beforeWaiting();
+      // The signal may be handled after a long synchronous stretch (a bulk's validation): bytes waiting
+      // on accepted connections are read by the rest of this loop iteration's I/O first (closing a
+      // connection whose request is unread resets it). Then only the connections kept alive between two
+      // requests are closed; a fresh one is answered its request's 503 (Connection: close) once read.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      for (const [socket, state] of connections) if (state === 'idle') socket.destroy();
+      // The server listens until the requests in flight are answered and every accepted connection's
+      // first request is read (or the connection closed by the headers timeout): connections that were waiting in
+      // the listen backlog meanwhile (the loop was busy) are accepted and answered 503, where closing
+      // the listener at once reset them. Then it stops listening, without http.Server#close's closing
+      // of every connection without a request in progress (those just accepted, their requests unread).
+      await Promise.race([answered(), timedOut]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(target, () => resolve()));
       if ((await Promise.race([closed, timedOut])) === 'timeout') {
         logger.warn({ unanswered: open.size }, 'shutdown timeout: answering the requests left with 503, closing the remaining connections');
         const refused = [...open].map(([res, { req, started }]) => {
