@@ -1,10 +1,11 @@
 /**
  * The HTTP side of a stop (SIGTERM, SIGINT): every request the server received gets a complete answer,
  * and no connection is closed in the middle of one.
- * - Once the I/O that arrived before the signal is taken in (connections in the listen backlog are
- *   accepted, bytes already received are read), the server stops listening (new connections are
- *   refused) and closes the keep-alive connections idle then (a client sending on one at that instant
- *   sees it closed, as with any keep-alive timeout, and sends again elsewhere).
+ * - Once the bytes already received are read, the keep-alive connections idle between two requests
+ *   are closed (a client sending on one at that instant sees it closed, as with any keep-alive
+ *   timeout, and sends again elsewhere). The server keeps listening until the requests in flight are
+ *   answered and every accepted connection's first request is read (connections waiting in the listen
+ *   backlog were reset when it stopped at once), then stops listening.
  * - Requests already received (being read or processed) finish and are answered as usual.
  * - A request read after the signal (sent before it while the event loop was busy, pipelined behind one
  *   in flight, or the client's next on a connection kept alive) gets 503 `unavailable` with
