@@ -5,7 +5,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * They run in a project of their own, one file at a time, after every other file has finished, so
  * they never starve a timing-sensitive neighbour (process/shedding.test.ts asserts nothing is shed).
  */
-const cpuBurners = ['test/integration/process/demo-data-under-load.test.ts', 'test/integration/process/signals.test.ts'];
+const cpuBurners = [
+  'test/integration/process/demo-data-under-load.test.ts',
+  'test/integration/process/signals.test.ts',
+  'test/integration/process/stop-bulks.test.ts',
+];
 
 /** What every database test file gets. */
 const integration = {

@@ -137,6 +137,7 @@ async function main() {
     },
     drain.handler((req, res) => void app(req, res)),
   );
+  drain.track(server);
   answerClientErrors(server, logger);
   const { port } = await listen(server, config.http.port, config.http.host).catch(async (error: unknown) => {
     // A start that cannot listen (port in use) exits 1: it releases the database first, so the next

@@ -14,7 +14,8 @@ import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-r
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
-import { assertJsonContentType, parseJsonObject, queryCheck, readBodyText } from './request.js';
+import { assertJsonContentType, queryCheck, readBodyText } from './request.js';
+import { parseJsonObject } from '../domain/shared/json-body.js';
 import { requestIdOf } from './request-id.js';
 import { requestAsSent } from './head.js';
 import { errorResponse, json } from './respond.js';

@@ -7,7 +7,7 @@ import { loadLegRecord } from '../../src/domain/load-leg/schema.js';
 import { recordTableOf } from '../../src/domain/record-tables.js';
 import { isInDateRange, isTimeZone } from '../../src/domain/shared/fields.js';
 import { createValidator, maxClockSkewMs, nulIssues, permalinkIssue, syncRunTimeIssue } from '../../src/domain/shared/validate.js';
-import { jsonDepth, parseJsonObject } from '../../src/http/request.js';
+import { jsonDepth, parseJsonObject } from '../../src/domain/shared/json-body.js';
 import { carrierFields, loadFields, loadLegFields, loadUpdateFields, stopFields, type ContractField } from '../integration/rest/contract.js';
 import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
 import { bodyOf, parentBodies } from '../factories/records.js';
