@@ -19,7 +19,9 @@ const distributed: Record<string, readonly string[]> = distributedTables;
 
 /** Tables with a tenant_id that are not distributed by it, and why. */
 const notDistributed: Record<string, string> = Object.fromEntries(
-  Object.entries(referenceTables).filter(([table]) => table !== 'tenants').map(([table, why]) => [table, `a reference table: ${why}`]),
+  Object.entries(referenceTables)
+    .filter(([table]) => table !== 'tenants')
+    .map(([table, why]) => [table, `a reference table: ${why}`]),
 );
 
 interface Key {
@@ -105,9 +107,13 @@ async function placementProblems(db: Database): Promise<string[]> {
   const declared = [...allDistributed, ...Object.keys(referenceTables), ...Object.keys(localTables)];
   const tables = (await db.sql.query<{ name: string }>(tablesSql, [])).map((row) => row.name);
   return [
-    ...tables.filter((table) => !declared.includes(table)).map((table) => `${table}: no list of src/db/distribution.ts names it (distributed, reference or local)`),
+    ...tables
+      .filter((table) => !declared.includes(table))
+      .map((table) => `${table}: no list of src/db/distribution.ts names it (distributed, reference or local)`),
     ...declared.filter((table) => !tables.includes(table)).map((table) => `${table}: declared, but no such table`),
-    ...recordSpecs.filter((spec) => !distributedTables.record.includes(spec.table as never)).map((spec) => `${spec.table}: a record kind's table, not distributed`),
+    ...recordSpecs
+      .filter((spec) => !distributedTables.record.includes(spec.table as never))
+      .map((spec) => `${spec.table}: a record kind's table, not distributed`),
   ];
 }
 
