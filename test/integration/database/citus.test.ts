@@ -2,7 +2,7 @@
  * On a Citus coordinator (the harness's Citus mode, TEST_CITUS=1: docs/guides/citus.md): the migrated database
  * has every table placed as src/db/distribution.ts declares, and a tenant's traffic (writes of every kind, a
  * delete, a status mapping, GraphQL reads) counted by `citus_stat_counters`: how many executions read or wrote
- * one shard, how many several (docs/explanation/scaling.md, "Statements that read every shard").
+ * one shard, how many several (docs/explanation/scaling.md, "Statements that read one shard, and those that read every shard").
  */
 import { describe, expect, test } from '../../fixtures.js';
 import { bodyMaker, routes } from '../../factories/records.js';
