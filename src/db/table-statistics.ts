@@ -57,18 +57,23 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
   const tables = new Map<string, Entry>();
   const running = new Set<Promise<void>>();
 
-  /** Per table: whether it is a table Citus distributes (its statistics are its shards'). */
+  /** Whether the database is a Citus coordinator (asked once), and per table whether Citus distributes it. */
+  let citus: Promise<boolean> | undefined;
   const distributed = new Map<string, Promise<boolean>>();
-  const isDistributed = (table: string) => {
+  const isDistributed = async (table: string) => {
+    citus ??= sql
+      .query(`${statisticsTag}SELECT 1 FROM pg_extension WHERE extname = 'citus'`, [])
+      .then((rows) => rows.length > 0)
+      .catch(() => {
+        citus = undefined;
+        return false;
+      });
+    if (!(await citus)) return false;
     let known = distributed.get(table);
     if (!known) {
       known = sql
-        .query<{ n: number }>(
-          `${statisticsTag}SELECT count(*)::int AS n FROM pg_extension x WHERE x.extname = 'citus'
-             AND EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = $1::regclass AND p.partmethod = 'h')`,
-          [table],
-        )
-        .then((rows) => (rows[0]?.n ?? 0) > 0);
+        .query(`${statisticsTag}SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass AND partmethod = 'h'`, [table])
+        .then((rows) => rows.length > 0);
       distributed.set(table, known);
     }
     return known;
