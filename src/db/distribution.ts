@@ -49,7 +49,11 @@ export async function undistributed(run: Run): Promise<string[]> {
       String(row.method),
     ]),
   );
-  const existing = new Set((await run(`SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition`)).map((r) => String(r.name)));
+  const existing = new Set(
+    (await run(`SELECT relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition`)).map((r) =>
+      String(r.name),
+    ),
+  );
   const want = [...Object.keys(referenceTables).map((t) => [t, 'n'] as const), ...allDistributed.map((t) => [t, 'h'] as const)];
   return want.filter(([table, method]) => existing.has(table) && placed.get(table) !== method).map(([table]) => table);
 }

@@ -62,9 +62,13 @@ const noFilters = { externalTables: [], externalEnums: [] };
  * restart): one query.
  */
 export async function migrationsPending(db: Database): Promise<boolean> {
-  let rows: { migration_name: string; finished: boolean }[];
+  let rows: { migration_name: string; finished: boolean; citus: boolean }[];
   try {
-    rows = await db.sql.query('SELECT migration_name, finished_at IS NOT NULL AS finished FROM _prisma_migrations WHERE rolled_back_at IS NULL', []);
+    rows = await db.sql.query(
+      `SELECT migration_name, finished_at IS NOT NULL AS finished, EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus
+       FROM _prisma_migrations WHERE rolled_back_at IS NULL`,
+      [],
+    );
   } catch {
     return true; // no migration table yet (a fresh database)
   }
@@ -72,7 +76,7 @@ export async function migrationsPending(db: Database): Promise<boolean> {
   if (!rows.every((row) => row.finished) || !migrationNames().every((name) => finished.has(name))) return true;
   // On a Citus coordinator, a table not placed as src/db/distribution.ts declares is pending too.
   const run = (text: string, params: unknown[] = []) => db.sql.query<Record<string, unknown>>(text, params);
-  return (await isCitus(run)) && (await undistributed(run)).length > 0;
+  return rows[0]?.citus === true && (await undistributed(run)).length > 0;
 }
 
 /** `migrate`, unless no migration is pending (`migrationsPending`). */

@@ -19,6 +19,10 @@
  *   like the unique key again: a new tenant's first sync into a table already holding other tenants'
  *   rows read all of its own rows per record (40,000 legs in 180 s in the bench, 2026-11-27), however far
  *   the table was from doubling.
+ *
+ * On a Citus coordinator a distributed table's own catalog rows describe its empty shell: its statistics
+ * are its shards', on the workers (the coordinator's ANALYZE of the table runs on every shard). The checks
+ * read them there (`run_command_on_shards`: the rows summed over the shards, the common tenants of each).
  */
 import { asBackgroundWork, type Sql } from './database.js';
 
@@ -53,16 +57,45 @@ export function createTableStatistics(sql: Sql, onError: (error: unknown, table:
   const tables = new Map<string, Entry>();
   const running = new Set<Promise<void>>();
 
-  /** The rows the table's statistics know: `pg_class.reltuples` (-1 when never analysed). */
-  const knownRows = async (table: string) =>
-    (await sql.query<{ n: number }>(`${statisticsTag}SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1::regclass`, [table]))[0]?.n ?? -1;
+  /** Whether the database is a Citus coordinator (asked once), and per table whether Citus distributes it. */
+  let citus: Promise<boolean> | undefined;
+  const distributed = new Map<string, Promise<boolean>>();
+  const isDistributed = async (table: string) => {
+    citus ??= sql
+      .query(`${statisticsTag}SELECT 1 FROM pg_extension WHERE extname = 'citus'`, [])
+      .then((rows) => rows.length > 0)
+      .catch(() => {
+        citus = undefined;
+        return false;
+      });
+    if (!(await citus)) return false;
+    let known = distributed.get(table);
+    if (!known) {
+      known = sql
+        .query(`${statisticsTag}SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass AND partmethod = 'h'`, [table])
+        .then((rows) => rows.length > 0);
+      distributed.set(table, known);
+    }
+    return known;
+  };
 
-  /** The tenants among the table's most common `tenant_id` values, as its statistics hold them. */
+  /** The rows the table's statistics know: `pg_class.reltuples` (-1 when never analysed), summed over its shards on Citus. */
+  const knownRows = async (table: string) => {
+    const text = (await isDistributed(table))
+      ? `${statisticsTag}SELECT CASE WHEN bool_and(r.result::float8 < 0) THEN -1 ELSE sum(greatest(r.result::float8, 0)) END AS n
+         FROM run_command_on_shards($1::regclass, $$SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass$$) r WHERE r.success`
+      : `${statisticsTag}SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1::regclass`;
+    return (await sql.query<{ n: number | null }>(text, [table]))[0]?.n ?? -1;
+  };
+
+  /** The tenants among the table's most common `tenant_id` values, as its statistics (each shard's on Citus) hold them. */
   const commonTenants = async (table: string) => {
-    const rows = await sql.query<{ vals: string | null }>(
-      `${statisticsTag}SELECT most_common_vals::text AS vals FROM pg_stats WHERE schemaname = current_schema() AND tablename = $1 AND attname = 'tenant_id'`,
-      [table],
-    );
+    const text = (await isDistributed(table))
+      ? `${statisticsTag}SELECT string_agg(btrim(r.result, '{}'), ',') AS vals FROM run_command_on_shards($1::regclass,
+           $$SELECT coalesce((SELECT s.most_common_vals::text FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename AND c.relnamespace::regnamespace::text = s.schemaname
+             WHERE c.oid = '%s'::regclass AND s.attname = 'tenant_id'), '{}')$$) r WHERE r.success`
+      : `${statisticsTag}SELECT most_common_vals::text AS vals FROM pg_stats WHERE schemaname = current_schema() AND tablename = $1 AND attname = 'tenant_id'`;
+    const rows = await sql.query<{ vals: string | null }>(text, [table]);
     return (rows[0]?.vals ?? '{}')
       .replace(/^\{|\}$/g, '')
       .split(',')

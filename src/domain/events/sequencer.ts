@@ -86,13 +86,18 @@ export function createEventSequencer({ db, logger, onCommitted }: EventSequencer
     touched(tenantId: string): void {
       onCommitted?.(tenantId);
     },
-    /** Numbers every tenant's leftovers; returns how many tenants had some. */
+    /**
+     * Numbers every tenant's leftovers; returns how many tenants had some. Each tenant is looked at in a
+     * statement of its own (one index descent; one shard's on a Citus cluster, which cannot run a
+     * correlated subquery under the reference table `tenants`).
+     */
     async sweep(): Promise<number> {
-      const tenants = await db.sql.query<{ id: string }>(
-        'SELECT t.id FROM tenants t WHERE EXISTS (SELECT 1 FROM load_events e WHERE e.tenant_id = t.id AND e.seq IS NULL)',
-        [],
-      );
-      await Promise.all(tenants.map(({ id }) => sequence(id)));
+      const tenants: string[] = [];
+      for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants', [])) {
+        const unnumbered = await db.sql.query('SELECT 1 FROM load_events WHERE tenant_id = $1::uuid AND seq IS NULL LIMIT 1', [id], 'unnumbered_events');
+        if (unnumbered.length) tenants.push(id);
+      }
+      await Promise.all(tenants.map((id) => sequence(id)));
       return tenants.length;
     },
   };

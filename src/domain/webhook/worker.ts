@@ -97,7 +97,7 @@ const recordSql = `WITH attempt AS (
   WHERE d.tenant_id = $12::uuid AND d.id = $1::uuid
 ), delivery AS (
   UPDATE webhook_deliveries SET attempt_count = attempt_count + 1, state = $7::"WebhookDeliveryState",
-    next_attempt_at = $8::timestamptz, completed_at = CASE WHEN $7::text = 'PENDING' THEN NULL ELSE $3::timestamptz END,
+    next_attempt_at = $8::timestamptz, completed_at = CASE WHEN $7::"WebhookDeliveryState" = 'PENDING' THEN NULL ELSE $3::timestamptz END,
     lease_until = NULL, lease_token = NULL
   WHERE tenant_id = $12::uuid AND id = $1::uuid AND lease_token = $2::uuid
   RETURNING id

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Sql } from '../../../src/db/database.js';
-import { createTestDatabase, type TestDatabase } from '../../setup/database.js';
+import { createTestDatabase, onCitus, type TestDatabase } from '../../setup/database.js';
 
 let database: TestDatabase;
 let tenantId: string;
@@ -29,40 +29,43 @@ beforeAll(async () => {
 
 afterAll(async () => database?.drop());
 
-test('a numbering pass numbers the unnumbered events and reads only them, not the outbox', async () => {
-  const write = (sql: Sql, permalink: string) =>
-    sql.query(
-      `INSERT INTO load_events (tenant_id, type, load_permalink, data, occurred_at) SELECT $1::uuid, 'load.changed', $2, '{}', now() FROM generate_series(1, 2)`,
-      [tenantId, permalink],
-    );
-  const pages = await database.db.transaction(async (sql) => {
-    // A first write and pass plan the function's statements on this connection (catalog pages), then the
-    // measured one: EXPLAIN (ANALYZE, BUFFERS) runs it and counts every page its statements touched.
-    await write(sql, 'first');
-    await sql.query('SELECT load_events_sequence($1::uuid)', [tenantId]);
-    await write(sql, 'second');
-    const [row] = await sql.query<Record<string, [{ Plan: Record<string, number> }]>>(
-      'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT load_events_sequence($1::uuid)',
+test.skipIf(onCitus())(
+  'a numbering pass numbers the unnumbered events and reads only them, not the outbox (not on Citus: the coordinator’s page counters are its empty shell tables’)',
+  async () => {
+    const write = (sql: Sql, permalink: string) =>
+      sql.query(
+        `INSERT INTO load_events (tenant_id, type, load_permalink, data, occurred_at) SELECT $1::uuid, 'load.changed', $2, '{}', now() FROM generate_series(1, 2)`,
+        [tenantId, permalink],
+      );
+    const pages = await database.db.transaction(async (sql) => {
+      // A first write and pass plan the function's statements on this connection (catalog pages), then the
+      // measured one: EXPLAIN (ANALYZE, BUFFERS) runs it and counts every page its statements touched.
+      await write(sql, 'first');
+      await sql.query('SELECT load_events_sequence($1::uuid)', [tenantId]);
+      await write(sql, 'second');
+      const [row] = await sql.query<Record<string, [{ Plan: Record<string, number> }]>>(
+        'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT load_events_sequence($1::uuid)',
+        [tenantId],
+      );
+      const { Plan: plan } = Object.values(row!)[0]![0];
+      return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
+    });
+    const seqs = await database.db.sql.query<{ permalink: string; seq: string }>(
+      `SELECT load_permalink AS permalink, seq::text FROM load_events WHERE tenant_id = $1::uuid AND load_permalink IN ('first', 'second') ORDER BY seq`,
       [tenantId],
     );
-    const { Plan: plan } = Object.values(row!)[0]![0];
-    return plan['Shared Hit Blocks']! + plan['Shared Read Blocks']!;
-  });
-  const seqs = await database.db.sql.query<{ permalink: string; seq: string }>(
-    `SELECT load_permalink AS permalink, seq::text FROM load_events WHERE tenant_id = $1::uuid AND load_permalink IN ('first', 'second') ORDER BY seq`,
-    [tenantId],
-  );
-  expect(seqs.map((r) => [r.permalink, Number(r.seq)])).toEqual([
-    ['first', outbox + 1],
-    ['first', outbox + 2],
-    ['second', outbox + 3],
-    ['second', outbox + 4],
-  ]);
-  const [{ outboxPages }] = (await database.db.sql.query<{ outboxPages: number }>(
-    `SELECT (pg_relation_size('load_events') / 8192)::int AS "outboxPages"`,
-    [],
-  )) as [{ outboxPages: number }];
-  // A few index descents per event; reading the outbox would touch each of its pages.
-  expect(outboxPages).toBeGreaterThan(200);
-  expect(pages).toBeLessThan(100);
-});
+    expect(seqs.map((r) => [r.permalink, Number(r.seq)])).toEqual([
+      ['first', outbox + 1],
+      ['first', outbox + 2],
+      ['second', outbox + 3],
+      ['second', outbox + 4],
+    ]);
+    const [{ outboxPages }] = (await database.db.sql.query<{ outboxPages: number }>(
+      `SELECT (pg_relation_size('load_events') / 8192)::int AS "outboxPages"`,
+      [],
+    )) as [{ outboxPages: number }];
+    // A few index descents per event; reading the outbox would touch each of its pages.
+    expect(outboxPages).toBeGreaterThan(200);
+    expect(pages).toBeLessThan(100);
+  },
+);

@@ -3,6 +3,7 @@
  * the same transaction, through the database triggers; skipped and duplicate writes record nothing;
  * seq is per tenant and strictly increasing.
  */
+import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import type { TestApp } from '../../helpers/app.js';
@@ -47,9 +48,7 @@ describe('load events', { timeout: 120_000 }, () => {
     api,
     tenant,
   }) => {
-    await testApp.database.db.prisma.statusMapping.create({
-      data: { tenantId: tenant.id, status: 'In Transit', statusKey: 'in transit', phase: 'IN_TRANSIT' },
-    });
+    await setStatusMapping(testApp.database.db, tenant.id, 'In Transit', 'IN_TRANSIT');
     const load = await seed(api, routes.load, loadBody(tenant));
     const permalink = load.native_system_load_permalink as string;
     await seed(api, routes.load, { ...load, native_system_load_status: 'In Transit', bol_number: 'BOL-NEW' });
