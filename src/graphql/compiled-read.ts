@@ -272,7 +272,7 @@ const unlikeJavaScript = /[:,[]\s*-?(?:\d+(?:\.\d+)?e|\d{22}|0\.000000|\d+\.\d*0
  * answer is): without PostgreSQL's spacing, or, when the text holds something JavaScript writes
  * differently (rare: see `unlikeJavaScript`), parsed and written by JSON.stringify itself.
  */
-export const asJavaScriptWrites = (text: string): string => (unlikeJavaScript.test(text) ? JSON.stringify(JSON.parse(text)) : text.replace(spacing, '$1'));
+const asJavaScriptWrites = (text: string): string => (unlikeJavaScript.test(text) ? JSON.stringify(JSON.parse(text)) : text.replace(spacing, '$1'));
 
 /** A result whose body is the compiled JSON text, as JSON.stringify writes it (Yoga writes a result's own `stringify`). */
 const compiledResult = (text: string) => {
