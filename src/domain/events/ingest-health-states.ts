@@ -53,14 +53,17 @@ export async function recordIngestHealthStates({ db, now, degradedRejectionRate 
 /**
  * $1 tenant, $2 sources, $3 their states, $4 now. The stored states are locked first (read at their latest
  * version: the state an event names as `from`; a source without a row was NO_TRAFFIC), then each state that
- * differs is written, and its `ingest_health.state_changed` event recorded.
+ * differs is written, and its `ingest_health.state_changed` event recorded. The insert reads its rows from
+ * `input`, which joins the locked states, so they are read before the insert changes them (a row this
+ * statement has already updated is invisible to its own `FOR UPDATE`, which would then read no state).
  */
-const recordStatesSql = `WITH input AS (
-    SELECT $1::uuid AS tenant_id, u.source, u.state FROM unnest($2::text[], $3::text[]) AS u(source, state)
-    WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = $1::uuid)
-  ),
-  before AS (
+const recordStatesSql = `WITH before AS (
     SELECT s.source, s.state FROM ingest_health_states s WHERE s.tenant_id = $1::uuid AND s.source = ANY ($2::text[]) ORDER BY s.source FOR UPDATE
+  ),
+  input AS (
+    SELECT $1::uuid AS tenant_id, u.source, u.state, COALESCE(b.state, 'NO_TRAFFIC') AS from_state
+    FROM unnest($2::text[], $3::text[]) AS u(source, state) LEFT JOIN before b ON b.source = u.source
+    WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = $1::uuid)
   ),
   written AS (
     INSERT INTO ingest_health_states AS s (tenant_id, source, state, changed_at)
@@ -72,10 +75,10 @@ const recordStatesSql = `WITH input AS (
   events AS (
     INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
     SELECT w.tenant_id, NULL, 'ingest_health.state_changed', NULL,
-      jsonb_build_object('source', upper(w.source), 'from', COALESCE(b.state, 'NO_TRAFFIC'), 'to', w.state, 'changedAt', load_event_time(w.changed_at)),
+      jsonb_build_object('source', upper(w.source), 'from', i.from_state, 'to', w.state, 'changedAt', load_event_time(w.changed_at)),
       w.changed_at
-    FROM written w LEFT JOIN before b ON b.source = w.source
-    WHERE COALESCE(b.state, 'NO_TRAFFIC') IS DISTINCT FROM w.state
+    FROM written w JOIN input i ON i.source = w.source
+    WHERE i.from_state IS DISTINCT FROM w.state
     ORDER BY w.source
   )
   SELECT count(*)::int AS changed FROM written`;
