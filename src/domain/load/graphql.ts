@@ -156,7 +156,7 @@ builder.mutationField('editLoad', (t) =>
           throw LoadPatchInput.renameFields(error);
         },
       );
-      await sequencer.committed(tenant.id);
+      sequencer.committed(tenant.id);
       return db.prisma.load.findUniqueOrThrow({ ...query, where: { tenantId_id: { tenantId: tenant.id, id } } });
     },
   }),
