@@ -30,8 +30,9 @@
  *   give statements too, but it needs `shared_preload_libraries` (a server restart).
  * - **Lag** (`watchLag`): a LISTEN connection on `load_events` (each numbering pass NOTIFYs the tenant
  *   id); on a notification it reads the tenant's events numbered since the last read (`seq >` the last
- *   seen, by the `(tenant_id, seq)` index) and stamps them with the time that read returned, an upper
- *   bound of their numbering. A poll every 250 ms stands in should a pass not notify. Two lags per write:
+ *   seen, by the `(tenant_id, seq)` index) and stamps them with the arrival of that notification (the
+ *   pass committed before it was sent), or, for a read the poll started, with the time it returned:
+ *   within one read's time of their numbering. A poll every 250 ms stands in should a pass not notify. Two lags per write:
  *   from its 200 at the load generator (an upper bound of the commit, so this lag is a lower bound), for
  *   a sample of the requests, each matched to its event by load permalink and time; and from the event's
  *   `occurred_at` (the service's clock when the write began, before its statement ran: an upper bound),
@@ -104,6 +105,8 @@ export interface WriteCost {
 
 interface Snapshot {
   lsn: string;
+  /** Records the service's ingest recorder counted (`ingest_counts`, dry runs and rejections aside), or null without the table. */
+  ingested: number | null;
   tables: Map<string, { ins: number; upd: number; hot: number; del: number }>;
   functions: Map<string, { calls: number; total: number; self: number }>;
 }
@@ -175,16 +178,37 @@ export async function openAccounting(url: string) {
     return false;
   }
 
-  /** Waits until the passes are done (and the recorder flushed, for the service); returns the settled instant (database clock, ms). */
+  /** Whether another backend of the database runs a statement or holds a transaction open. */
+  async function busy(): Promise<boolean> {
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND backend_type = 'client backend' AND state <> 'idle' AND NOT (pid = ANY ($1::int[]))`,
+      [[...ownPids]],
+    );
+    return rows[0]!.n > 0;
+  }
+
+  /**
+   * Waits until the requests still in flight when the load generator stopped are done (no other
+   * backend busy for 150 ms) and no event is left unnumbered; for the service, then until the ingest
+   * recorder has flushed what they counted. Returns the settled instant (database clock, ms).
+   */
   async function settle(loadEnded: number, service: boolean, warnings: string[]): Promise<number> {
     const deadline = Date.now() + 120_000;
-    if (service) await sleep(Math.max(0, loadEnded + recorderFlushMs + 250 - Date.now()));
-    while (await unnumbered()) {
+    let quiet = 0;
+    let quietSince = loadEnded;
+    while (quiet < 3) {
       if (Date.now() > deadline) {
-        warnings.push('unnumbered events left after 120 s');
+        warnings.push('still writing or unnumbered events left after 120 s');
         break;
       }
-      await sleep(20);
+      await sleep(50);
+      if ((await busy()) || (await unnumbered())) quiet = 0;
+      else if (quiet++ === 0) quietSince = Date.now();
+    }
+    if (service) {
+      await sleep(Math.max(0, Math.max(loadEnded, quietSince) + recorderFlushMs + 250 - Date.now()));
+      while ((await unnumbered()) && Date.now() < deadline) await sleep(20);
     }
     const { rows } = await client.query<{ at: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS at');
     return rows[0]!.at;
@@ -221,8 +245,18 @@ export async function openAccounting(url: string) {
     const { rows: functions } = await client.query<{ name: string; calls: string; total: number; self: number }>(
       'SELECT funcname AS name, calls, total_time AS total, self_time AS self FROM pg_stat_user_functions',
     );
+    let ingested: number | null = null;
+    try {
+      const { rows } = await client.query<{ n: string | null }>(
+        `SELECT sum(count) FILTER (WHERE NOT dry_run AND outcome <> 'rejected') AS n FROM ingest_counts`,
+      );
+      ingested = Number(rows[0]!.n ?? 0);
+    } catch {
+      /* no such table: the records sent are the count */
+    }
     return {
       lsn: lsn[0]!.lsn,
+      ingested,
       tables: new Map(tables.map((r) => [r.table, { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) }])),
       functions: new Map(functions.map((r) => [r.name, { calls: Number(r.calls), total: Number(r.total), self: Number(r.self) }])),
     };
@@ -297,8 +331,12 @@ export async function openAccounting(url: string) {
       last = snap;
       return snap;
     },
-    /** Settles, reads, and gives what the scenario wrote for its `records`. */
-    async end(before: Snapshot, records: number, service: boolean, onSettled?: () => Promise<LagFigures>): Promise<WriteCost> {
+    /**
+     * Settles, reads, and gives what the scenario wrote. Its records: for the service, what its ingest
+     * recorder counted (requests still in flight when the load generator stopped are written, and
+     * counted, after the window); else `sentRecords`, the records of every request sent.
+     */
+    async end(before: Snapshot, sentRecords: number, service: boolean, onSettled?: () => Promise<LagFigures>): Promise<WriteCost> {
       const warnings: string[] = [];
       let lag: LagFigures | undefined;
       const {
@@ -310,6 +348,7 @@ export async function openAccounting(url: string) {
       });
       sentSince = 0;
       last = after;
+      const records = service && after.ingested !== null && before.ingested !== null ? after.ingested - before.ingested : sentRecords;
       const { rows: diff } = await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS bytes', [before.lsn, after.lsn]);
       const clusterWalBytes = Number(diff[0]!.bytes);
       let wal: Map<string, { bytes: number; fpi: number; records: number }> | null = null;
@@ -381,6 +420,8 @@ export async function openAccounting(url: string) {
       /** Numbered events: the load they concern, when the write began, when the bench saw them numbered (ms). */
       const numbered: { load: string | null; at: number; seenAt: number }[] = [];
       const dirty = new Set<string>();
+      /** Per tenant, when its latest notification not yet followed by a read arrived. */
+      const notifiedAt = new Map<string, number>();
       let reading: Promise<void> | null = null;
       const read = (): Promise<void> =>
         (reading ??= (async () => {
@@ -388,19 +429,26 @@ export async function openAccounting(url: string) {
             const tenants = [...dirty];
             dirty.clear();
             for (const id of tenants) {
+              const stamp = notifiedAt.get(id);
+              notifiedAt.delete(id);
               const { rows } = await listener.query<{ seq: string; load: string | null; at: number }>(
                 `SELECT seq::text, load_permalink AS load, (extract(epoch FROM occurred_at) * 1000)::float8 AS at
                  FROM load_events WHERE tenant_id = $1::uuid AND seq > $2::bigint ORDER BY seq`,
                 [id, lastSeq.get(id) ?? '0'],
               );
-              const seenAt = Date.now();
+              // The events of a pass that notified were numbered before its notification arrived; those
+              // the poll found (or a pass committed while this read ran) by the time the read returned.
+              const seenAt = stamp ?? Date.now();
               for (const r of rows) numbered.push({ load: r.load, at: r.at, seenAt });
               if (rows.length) lastSeq.set(id, rows.at(-1)!.seq);
             }
           }
         })().finally(() => (reading = null)));
       listener.on('notification', (message) => {
-        if (message.payload) dirty.add(message.payload);
+        if (message.payload) {
+          dirty.add(message.payload);
+          notifiedAt.set(message.payload, Date.now());
+        }
         void read();
       });
       await listener.query('LISTEN load_events');
@@ -427,12 +475,15 @@ export async function openAccounting(url: string) {
           }
           const fromAnswer: number[] = [];
           for (const s of samples) {
-            for (const load of s.loads) {
-              // Its event: of that load, written while the request was in flight (the service's clock is
-              // this machine's; occurred_at has millisecond precision).
-              const match = byLoad.get(load)?.find((e) => e.at >= s.sentAt - 2 && e.at <= s.answeredAt + 1);
-              if (match) fromAnswer.push(match.seenAt - s.answeredAt);
-            }
+            // Its events: of its loads, written while the request was in flight (the service's clock is
+            // this machine's; occurred_at has millisecond precision). Concurrent requests may write the
+            // same load meanwhile: a request's records share the write's time, so the time most of the
+            // candidates share is the request's own.
+            const candidates = s.loads.flatMap((load) => byLoad.get(load)?.filter((e) => e.at >= s.sentAt - 2 && e.at <= s.answeredAt + 1) ?? []);
+            const votes = new Map<number, number>();
+            for (const e of candidates) votes.set(e.at, (votes.get(e.at) ?? 0) + 1);
+            const own = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0];
+            for (const e of candidates) if (e.at === own) fromAnswer.push(e.seenAt - s.answeredAt);
           }
           return {
             fromAnswer: { writes: fromAnswer.length, ...spread(fromAnswer) },
