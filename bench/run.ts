@@ -25,6 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -291,8 +292,9 @@ interface Load {
   check?: (body: string) => number;
   /** The load permalinks of the body `body()` returned last (to match a write with its change events). */
   loads?: () => string[];
-  /** Records in the bodies built so far (each is sent). */
+  /** Records in the bodies built so far (each is sent), and those bodies. */
   readonly sent?: number;
+  readonly requests?: number;
 }
 
 /** The write accounting (PostgreSQL, unless --no-write-cost): opened once the tenants exist. */
@@ -395,6 +397,8 @@ async function measureLoad(
   const sampler = lag ? answerSampler(load.records > 1 ? 1 : 5) : undefined;
   const since = Date.now();
   const sentBefore = load.sent ?? 0;
+  const requestsBefore = load.requests ?? 0;
+  const answeredBefore = account && service ? await answeredPosts(server.port) : null;
   const meter = measure(server.child.pid!);
   const dbCpuBefore = benchDatabase ? databaseCpuSeconds(benchDatabase) : null;
   const started = performance.now();
@@ -425,14 +429,41 @@ async function measureLoad(
     window,
     note,
   };
-  // Requests still in flight when autocannon stopped are written too: the accounting counts them.
+  // Requests still in flight when autocannon stopped are written too: the accounting waits for their
+  // answers and counts them.
   const sentRecords = (load.sent ?? 0) - sentBefore;
+  if (answeredBefore !== null) await allAnswered(server.port, answeredBefore + (load.requests ?? 0) - requestsBefore);
   if (account && before) row.writeCost = await account.end(before, sentRecords, service, lag ? () => lag.stop(sampler!.samples, since) : undefined);
   rows.push(row);
   console.error(
     `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `, database ${fmt(row.dbCpuMsPerRequest, 2)} ms/req`}), peak RSS ${fmt(usage.peakRssMb)} MB${row.writeCost ? `; ${costLine(row.writeCost)}` : ''}`,
   );
   return row;
+}
+
+/** POST requests the service has answered (`http_requests_total` of its /metrics), or null if it does not say. */
+async function answeredPosts(port: number): Promise<number | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const lines = text.split('\n').filter((l) => l.startsWith('http_requests_total{method="POST"'));
+    return lines.length ? lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Waits (60 s at most) until the service has answered `count` POST requests: those autocannon left in flight included. */
+async function allAnswered(port: number, count: number) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answered = await answeredPosts(port);
+    if (answered === null || answered >= count) return;
+    if (Date.now() > deadline) {
+      console.error(`  ${count - answered} requests still unanswered after 60 s: their records may fall in the next scenario`);
+      return;
+    }
+    await sleep(50);
+  }
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -492,6 +523,9 @@ const single = (path: string, apiKey: string, next: () => Body, query = ''): Loa
     get sent() {
       return sent;
     },
+    get requests() {
+      return sent;
+    },
     records: 1,
     loads: () => [data.loadPermalinkOf(last)].filter((p) => p !== null),
   };
@@ -507,6 +541,7 @@ function bulkErrors(text: string): number {
 /** Batches of `size` records from `next`; with `total`, the last batch stops at the total. */
 function bulk(path: string, apiKey: string, next: () => Body, size = options.batchSize, total = Infinity): Load {
   let sent = 0;
+  let requests = 0;
   let last: Body[] = [];
   return {
     path,
@@ -514,11 +549,15 @@ function bulk(path: string, apiKey: string, next: () => Body, size = options.bat
     body: () => {
       const n = Math.max(1, Math.min(size, total - sent));
       sent += n;
+      requests++;
       last = Array.from({ length: n }, next);
       return JSON.stringify({ records: last });
     },
     get sent() {
       return sent;
+    },
+    get requests() {
+      return requests;
     },
     records: size,
     check: bulkErrors,

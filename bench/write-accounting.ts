@@ -52,6 +52,8 @@ const recorderFlushMs = 5000;
 const idleFlushMs = 10_000;
 /** … and at the end of a transaction when the last publication is older than this. */
 const minFlushMs = 1000;
+/** WAL of the whole cluster beyond which a scenario's range is not decoded (about a minute of decoding on a quiet machine). */
+const maxDecodedWal = 2 * 2 ** 30;
 
 export interface TableWrites {
   table: string;
@@ -99,6 +101,8 @@ export interface WriteCost {
   settleMs: number;
   /** Then until every backend had published its statistics, ms. */
   statsWaitMs: number;
+  /** Decoding the WAL of the range (every database's), ms. */
+  walReadMs: number;
   /** Something that could not be waited for or read: the figures may be incomplete. */
   warnings: string[];
 }
@@ -235,8 +239,7 @@ export async function openAccounting(url: string) {
     await client.query('SELECT pg_stat_clear_snapshot()');
   }
 
-  async function snapshot(): Promise<Snapshot> {
-    const { rows: lsn } = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+  async function snapshot(): Promise<Omit<Snapshot, 'lsn'>> {
     const { rows: tables } = await client.query<{ table: string; ins: string; upd: string; hot: string; del: string }>(
       `SELECT coalesce(pg_partition_root(relid), relid)::regclass::text AS table, sum(n_tup_ins) AS ins, sum(n_tup_upd) AS upd,
               sum(n_tup_hot_upd) AS hot, sum(n_tup_del) AS del
@@ -255,7 +258,6 @@ export async function openAccounting(url: string) {
       /* no such table: the records sent are the count */
     }
     return {
-      lsn: lsn[0]!.lsn,
       ingested,
       tables: new Map(tables.map((r) => [r.table, { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) }])),
       functions: new Map(functions.map((r) => [r.name, { calls: Number(r.calls), total: Number(r.total), self: Number(r.self) }])),
@@ -299,18 +301,42 @@ export async function openAccounting(url: string) {
   }
 
   let last: Snapshot | null = null;
+  /** What the reading a scenario started from could not do (reported with the scenario). */
+  const beginWarnings: string[] = [];
   /** Requests sent since the last reading (a reading with none since is reused), and when the last was. */
   let sentSince = 0;
   let lastSentAt = 0;
 
+  const currentLsn = async () => (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+
+  /**
+   * Settles, then reads the statistics once published. Its WAL position is the settled one: the wait
+   * for the statistics writes nothing of the scenario's, and every byte of WAL in the range is decoded.
+   */
   async function reading(loadEnded: number, service: boolean, warnings: string[], onSettled?: () => Promise<void>) {
     const settled = await settle(loadEnded, service, warnings);
     const settleMs = Date.now() - loadEnded;
+    const lsn = await currentLsn();
     await onSettled?.();
     const statsStarted = Date.now();
     await statsPublished(settled, warnings);
     const statsWaitMs = Date.now() - statsStarted;
-    return { snap: await snapshot(), settleMs, statsWaitMs };
+    return { snap: { ...(await snapshot()), lsn }, settleMs, statsWaitMs };
+  }
+
+  /** Keeps the WAL from `lsn` on. An error in this session drops its temporary slot: it is then made again. */
+  async function holdWalFrom(lsn: string, warnings: string[]) {
+    if (!slotHeld) return;
+    try {
+      await client.query('SELECT pg_replication_slot_advance($1, $2::pg_lsn)', [slot, lsn]);
+    } catch {
+      try {
+        await client.query('SELECT pg_create_physical_replication_slot($1, true, true)', [slot]);
+      } catch (error) {
+        slotHeld = false;
+        warnings.push(`the replication slot is gone (${(error as Error).message}): WAL may be recycled before it is read`);
+      }
+    }
   }
 
   return {
@@ -324,12 +350,18 @@ export async function openAccounting(url: string) {
     },
     /** The reading a scenario starts from: the last one if no request was sent since, else a fresh one after settling. */
     async begin(service: boolean): Promise<Snapshot> {
-      if (last && sentSince === 0) return last;
-      const { snap } = await reading(lastSentAt, service, []);
-      if (slotHeld) await client.query('SELECT pg_replication_slot_advance($1, $2::pg_lsn)', [slot, snap.lsn]);
+      if (last && sentSince === 0) {
+        const started = { ...last, lsn: await currentLsn() };
+        await holdWalFrom(started.lsn, beginWarnings);
+        return started;
+      }
+      const { snap } = await reading(lastSentAt, service, beginWarnings);
       sentSince = 0;
       last = snap;
-      return snap;
+      // The scenario's WAL starts now (a reading reused, or just taken, is older).
+      const started = { ...snap, lsn: await currentLsn() };
+      await holdWalFrom(started.lsn, beginWarnings);
+      return started;
     },
     /**
      * Settles, reads, and gives what the scenario wrote. Its records: for the service, what its ingest
@@ -337,7 +369,7 @@ export async function openAccounting(url: string) {
      * counted, after the window); else `sentRecords`, the records of every request sent.
      */
     async end(before: Snapshot, sentRecords: number, service: boolean, onSettled?: () => Promise<LagFigures>): Promise<WriteCost> {
-      const warnings: string[] = [];
+      const warnings = beginWarnings.splice(0);
       let lag: LagFigures | undefined;
       const {
         snap: after,
@@ -352,14 +384,18 @@ export async function openAccounting(url: string) {
       const { rows: diff } = await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2::pg_lsn, $1::pg_lsn)::text AS bytes', [before.lsn, after.lsn]);
       const clusterWalBytes = Number(diff[0]!.bytes);
       let wal: Map<string, { bytes: number; fpi: number; records: number }> | null = null;
-      if (walinspect) {
+      const walReadStarted = Date.now();
+      if (walinspect && clusterWalBytes > maxDecodedWal) {
+        warnings.push(`${Math.round(clusterWalBytes / 2 ** 20)} MB of WAL on the cluster meanwhile, not decoded: the whole cluster's`);
+      } else if (walinspect) {
         try {
           wal = await walByTable(before.lsn, after.lsn);
         } catch (error) {
           warnings.push(`WAL not read (${(error as Error).message}): the whole cluster's`);
         }
-        if (slotHeld) await client.query('SELECT pg_replication_slot_advance($1, $2::pg_lsn)', [slot, after.lsn]);
       }
+      const walReadMs = Date.now() - walReadStarted;
+      await holdWalFrom(after.lsn, warnings);
       const tables: TableWrites[] = [];
       for (const name of new Set([...after.tables.keys(), ...(wal?.keys() ?? [])])) {
         const a = after.tables.get(name) ?? { ins: 0, upd: 0, hot: 0, del: 0 };
@@ -403,6 +439,7 @@ export async function openAccounting(url: string) {
         ...(lag ? { lag } : {}),
         settleMs,
         statsWaitMs,
+        walReadMs,
         warnings,
       };
     },
