@@ -34,9 +34,9 @@
  *   pass committed before it was sent), or, for a read the poll started, with the time it returned:
  *   within one read's time of their numbering. A poll every 250 ms stands in should a pass not notify. Two lags per write:
  *   from its 200 at the load generator (an upper bound of the commit, so this lag is a lower bound), for
- *   a sample of the requests, each matched to its event by load permalink and time; and from the event's
- *   `occurred_at` (the service's clock when the write began, before its statement ran: an upper bound),
- *   for every event.
+ *   a sample of the requests, each matched to its event by load permalink and time; and, for the same
+ *   events, from their `occurred_at` (the service's clock when the write began, before its statement
+ *   ran: an upper bound).
  *
  * Background work could add rows: autovacuum and autoanalyze (off on this machine's server; when on,
  * they change no `n_tup_*` count, and their WAL shows under the table or `(catalog)`), and the
@@ -76,8 +76,10 @@ export interface FunctionTime {
 export interface LagFigures {
   /** Sampled writes matched to their event: from the 200 at the load generator to numbered (a lower bound). */
   fromAnswer: { writes: number; p50Ms: number; p99Ms: number; maxMs: number };
-  /** Every event of the scenario: from its `occurred_at` (the write's start, service clock) to numbered (an upper bound). */
-  fromWrite: { events: number; p50Ms: number; p99Ms: number; maxMs: number };
+  /** The same writes: from their event's `occurred_at` (the write's start, service clock) to numbered (an upper bound). */
+  fromWrite: { p50Ms: number; p99Ms: number; maxMs: number };
+  /** Events numbered during the scenario (the sampled writes' among them). */
+  events: number;
 }
 
 export interface WriteCost {
@@ -511,6 +513,7 @@ export async function openAccounting(url: string) {
             else byLoad.set(e.load, [e]);
           }
           const fromAnswer: number[] = [];
+          const fromWrite: number[] = [];
           for (const s of samples) {
             // Its events: of its loads, written while the request was in flight (the service's clock is
             // this machine's; occurred_at has millisecond precision). Concurrent requests may write the
@@ -520,11 +523,16 @@ export async function openAccounting(url: string) {
             const votes = new Map<number, number>();
             for (const e of candidates) votes.set(e.at, (votes.get(e.at) ?? 0) + 1);
             const own = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0];
-            for (const e of candidates) if (e.at === own) fromAnswer.push(e.seenAt - s.answeredAt);
+            for (const e of candidates) {
+              if (e.at !== own) continue;
+              fromAnswer.push(e.seenAt - s.answeredAt);
+              fromWrite.push(e.seenAt - e.at);
+            }
           }
           return {
             fromAnswer: { writes: fromAnswer.length, ...spread(fromAnswer) },
-            fromWrite: { events: events.length, ...spread(events.map((e) => e.seenAt - e.at)) },
+            fromWrite: spread(fromWrite),
+            events: events.length,
           };
         },
       };
