@@ -20,13 +20,20 @@ import { legOrder, stopOrder, updateOrder, type LoadFilter, type LoadOrder } fro
  * page); the field reads it by key, falling back to the load's `changed_at` as its resolver does.
  */
 export const loadActivity = {
-  /** FROM-clause text joining the activity of the load at `load` as `activity`. */
-  join: (load: string, activity: string) => ` JOIN load_activity ${activity} ON ${activity}.tenant_id = ${load}.tenant_id AND ${activity}.load_id = ${load}.id`,
+  /**
+   * FROM-clause text joining the activity of the load at `load` as `activity`. The tenant is matched by its
+   * parameter (`tenant`) as well as by the load's column: a Citus coordinator routes a statement to one shard
+   * only when every distributed table in it is filtered on the same constant tenant (a correlation on
+   * `${load}.tenant_id` alone, beside a set-returning function elsewhere in the statement, is refused:
+   * "complex joins are only supported when all distributed tables are co-located…").
+   */
+  join: (load: string, activity: string, tenant: string) =>
+    ` JOIN load_activity ${activity} ON ${activity}.tenant_id = ${tenant} AND ${activity}.tenant_id = ${load}.tenant_id AND ${activity}.load_id = ${load}.id`,
   /** The activity instant of the load at `load`, with `join` applied. */
   at: (_load: string, activity: string) => `${activity}.last_activity_at`,
-  /** The same as a value of the load row alone (for the field). */
-  of: (load: string) =>
-    `coalesce((SELECT x.last_activity_at FROM load_activity x WHERE x.tenant_id = ${load}.tenant_id AND x.load_id = ${load}.id), ${load}.changed_at)`,
+  /** The same as a value of the load row alone (for the field), the tenant matched as in `join`. */
+  of: (load: string, tenant: string) =>
+    `coalesce((SELECT x.last_activity_at FROM load_activity x WHERE x.tenant_id = ${tenant} AND x.tenant_id = ${load}.tenant_id AND x.load_id = ${load}.id), ${load}.changed_at)`,
 };
 
 /** The rows of `table` at alias `a` of the tenant, with more conditions. */
@@ -77,7 +84,7 @@ compiledType('Load', {
     'createdAt',
     'deletedAt',
   ]),
-  lastActivityAt: (row) => isoInstant(loadActivity.of(row)),
+  lastActivityAt: (row, _selection, scope) => isoInstant(loadActivity.of(row, scope.tenantParam)),
   // The tenant's template with `{key}` replaced by the URL-encoded key of the first live leg that has one.
   tmsUrl: (row, _selection, scope) => {
     const template = scope.tenant.tmsUrlTemplate;
@@ -297,7 +304,7 @@ compiledRoot('loads', (selection, scope) => {
       node: 'Load',
       table: 'loads',
       // Only an order or a filter on activity joins it (a load stored around the service has no activity row).
-      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`) : undefined,
+      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`, scope.tenantParam) : undefined,
       where: loadFilterSql(filter, scope),
       keys: loadKeys[orderBy ?? 'CREATED_DESC'],
     },

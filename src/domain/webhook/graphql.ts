@@ -5,7 +5,7 @@
 import type { WebhookEndpoint } from '../../db/generated/prisma/client.js';
 import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { builder } from '../../graphql/builder.js';
-import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
+import { ofTenant, tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestHealthType } from '../ingest-health/graphql.js';
 import { maxAttempts, webhookEventTypes } from './schema.js';
 import {
@@ -80,7 +80,7 @@ builder.prismaObject('WebhookDelivery', {
     attempts: t.relation('attempts', {
       description: 'Every attempt, oldest first.',
       complexity: { field: 1, multiplier: maxAttempts },
-      query: { orderBy: [{ attemptedAt: 'asc' }, { id: 'asc' }] },
+      query: (_args, ctx) => ({ where: ofTenant(ctx), orderBy: [{ attemptedAt: 'asc' }, { id: 'asc' }] }),
     }),
   }),
 });
@@ -117,9 +117,9 @@ const WebhookEndpointRef = builder.prismaObject('WebhookEndpoint', {
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxDeliveries) }),
       ...pageSize(maxDeliveries),
       // The relation is loaded with its parent, before this field's own (guarded) resolver runs.
-      query: ({ first }) => {
+      query: ({ first }, ctx) => {
         if (first != null && (first < 0 || first > maxDeliveries)) throw pageSizeError('first', maxDeliveries, 'WebhookEndpoint.deliveries');
-        return { take: first ?? 20, orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { id: 'desc' }] };
+        return { where: ofTenant(ctx), take: first ?? 20, orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { id: 'desc' }] };
       },
     }),
   }),
