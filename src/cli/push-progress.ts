@@ -20,7 +20,9 @@ export interface Progress {
   stop(state: ProgressState): void;
 }
 
-const number = (n: number) => Math.round(n).toLocaleString('en-US');
+/** One formatter for every number (`toLocaleString` builds one a call). */
+const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const number = (n: number) => numberFormat.format(Math.round(n));
 
 const seconds = (s: number) =>
   s >= 3600
