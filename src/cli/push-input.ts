@@ -283,7 +283,14 @@ async function* csv(file: string, kind: RecordKind, onBytes: (bytes: number) => 
         }
       });
       if (problems.length) {
-        yield { type: 'reject', at, permalink: permalinkIn(record, field), code: 'validation_failed', message: `Line ${line}: ${problems.join('; ')}.`, record };
+        yield {
+          type: 'reject',
+          at,
+          permalink: permalinkIn(record, field),
+          code: 'validation_failed',
+          message: `Line ${line}: ${problems.join('; ')}.`,
+          record,
+        };
       } else yield { type: 'record', at, json: Buffer.from(JSON.stringify(record)) };
     }
   } catch (error) {

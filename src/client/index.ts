@@ -160,7 +160,13 @@ export function createClient(options: ClientOptions) {
    * POSTs `body` (JSON text) to `path`, retried as ./retry.ts says and paced for `records` records;
    * resolves with the 200's JSON, throws IngestApiError or IngestConnectionError.
    */
-  async function post<Answer>(path: string, body: string | Uint8Array<ArrayBuffer>, records: number, source: IngestSource | undefined, paced = true): Promise<Answer> {
+  async function post<Answer>(
+    path: string,
+    body: string | Uint8Array<ArrayBuffer>,
+    records: number,
+    source: IngestSource | undefined,
+    paced = true,
+  ): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': options.apiKey };
     if (source) headers['service-ingest-source'] = source;
     const giveUpAt = Date.now() + policy.patienceMs;
