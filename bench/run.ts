@@ -921,7 +921,8 @@ async function main() {
       const out = await run(
         process.execPath,
         [
-          ...compiled('cli/push.js'),
+          // As `npm run push` runs it (no source maps: bin.ts).
+          join(root, 'dist', 'cli', 'push.js'),
           file,
           '--url',
           `http://127.0.0.1:${service.port}`,

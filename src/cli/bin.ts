@@ -4,8 +4,6 @@
  * under one name. Run through `npx tms-ingest …`, nothing but the command's own output reaches stdout
  * (no npm banner), so `npx tms-ingest tenant list --json | jq` works.
  */
-process.setSourceMapsEnabled(true);
-
 const commands: Record<string, { module: string; about: string }> = {
   start: { module: '../main.js', about: 'start the service (as npm start)' },
   tenant: { module: './tenant.js', about: 'manage tenants (as npm run tenant --)' },
@@ -22,6 +20,10 @@ if (!command) {
   (help ? console.log : console.error)(`Usage: tms-ingest <command> [arguments]\n${list.join('\n')}`);
   process.exit(help ? 0 : 2);
 }
+// Stack traces name the sources, except in push: its peak RSS is some 20 MB lower without the source
+// maps of what it loads (docs/explanation/performance/2026-12-02-push.md), and what it says to a person
+// is a sentence, not a stack.
+if (name !== 'push') process.setSourceMapsEnabled(true);
 // The command reads its arguments from process.argv, as when it is run on its own.
 process.argv = [process.argv[0]!, process.argv[1]!, ...args];
 await import(command.module);

@@ -3,7 +3,12 @@
  * (one record a line), a JSON array (its elements, split without building the array), or CSV with a
  * header row of the contract's field names, each cell coerced by the field's type in the kind's zod
  * declaration. Each record comes with where it stands (line, and index for a JSON array) and its JSON
- * text; a row that is no record (bad JSON, a cell that is not a number) comes as a reject instead.
+ * text as bytes; a row that is no record (bad JSON, a cell that is not a number) comes as a reject instead.
+ *
+ * An NDJSON line is not parsed here: a line that starts with `{` and ends with `}` goes as it was read
+ * (the bytes of the file, never decoded), and the service parses it. Parsing every line twice was the
+ * client's largest cost (docs/explanation/performance/2026-12-02-push.md); a line that is no JSON after
+ * all makes the service refuse its batch as `invalid_json`, and push then finds it (`syntaxError`).
  */
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
@@ -23,8 +28,11 @@ export interface Position {
 }
 
 export type InputItem =
-  | { type: 'record'; at: Position; json: string; permalink: string | undefined }
+  | { type: 'record'; at: Position; json: Uint8Array }
   | { type: 'reject'; at: Position; permalink: string | undefined; code: string; message: string; record?: unknown };
+
+/** The size of the chunks push reads its files in: large enough that reading costs little CPU. */
+export const readChunkBytes = 256 * 1024;
 
 /** The file's format by its extension (a rejects file, `<input>.rejected.ndjson`, is NDJSON). */
 export function formatOf(file: string): InputFormat | undefined {
@@ -96,45 +104,74 @@ function coerce(field: string, type: CellType, cell: string): unknown {
   }
 }
 
-const permalinkOf = (record: unknown, field: string) => {
+const permalinkIn = (record: unknown, field: string) => {
   const value = (record as Record<string, unknown> | null)?.[field];
   return typeof value === 'string' ? value : undefined;
 };
 
-/** One record a line; a rejects file's lines give their `record`. */
+/** The kind's permalink in a record (parsed), when it is a string. */
+export const permalinkOf = (kind: RecordKind, record: unknown) => permalinkIn(record, recordSpecOf[kind].permalinkField);
+
+/** Why a record's JSON text does not parse as an object (undefined: it does), worded for the rejects file. */
+export function syntaxError(json: Uint8Array, at: Position): string | undefined {
+  let record: unknown;
+  try {
+    record = JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'));
+  } catch (error) {
+    return `Line ${at.line} is not JSON: ${(error as Error).message}`;
+  }
+  return record && typeof record === 'object' && !Array.isArray(record) ? undefined : `Line ${at.line} is not a JSON object.`;
+}
+
+/** Bytes a line's ends may hold around its JSON: space, tab, carriage return. */
+const isBlank = (byte: number) => byte === 32 || byte === 9 || byte === 13;
+const [openBrace, closeBrace] = [0x7b, 0x7d];
+const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** One record a line, as the file's bytes; a rejects file's lines give their `record`. */
 async function* ndjson(file: string, kind: RecordKind, unwrapRejects: boolean, onBytes: (bytes: number) => void): AsyncGenerator<InputItem> {
-  const field = recordSpecOf[kind].permalinkField;
   let line = 0;
   let index = 0;
-  let rest = '';
-  const decoder = new TextDecoder();
-  const handle = (text: string): InputItem | undefined => {
-    line++;
-    const trimmed = text.trim();
-    if (trimmed === '') return undefined;
-    const at = { line, index: index++ };
+  /** A line that is no object at a glance: parsed, for the message (or, in a rejects file, to unwrap its record). */
+  const parsed = (text: string, at: Position): InputItem => {
     let record: unknown;
     try {
-      record = JSON.parse(trimmed);
+      record = JSON.parse(text);
     } catch (error) {
-      return { type: 'reject', at, permalink: undefined, code: 'invalid_json', message: `Line ${line} is not JSON: ${(error as Error).message}` };
+      return { type: 'reject', at, permalink: undefined, code: 'invalid_json', message: `Line ${at.line} is not JSON: ${(error as Error).message}` };
     }
     if (unwrapRejects && record && typeof record === 'object' && 'record' in record) record = record.record;
     if (!record || typeof record !== 'object' || Array.isArray(record)) {
-      return { type: 'reject', at, permalink: undefined, code: 'invalid_json', message: `Line ${line} is not a JSON object.`, record };
+      return { type: 'reject', at, permalink: undefined, code: 'invalid_json', message: `Line ${at.line} is not a JSON object.`, record };
     }
-    return { type: 'record', at, json: unwrapRejects ? JSON.stringify(record) : trimmed, permalink: permalinkOf(record, field) };
+    return { type: 'record', at, json: Buffer.from(JSON.stringify(record)) };
   };
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    onBytes(chunk.length);
-    const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
-    rest = lines.pop()!;
-    for (const text of lines) {
-      const item = handle(text);
+  const handle = (bytes: Buffer): InputItem | undefined => {
+    line++;
+    let [start, end] = [0, bytes.length];
+    while (start < end && isBlank(bytes[start]!)) start++;
+    while (end > start && isBlank(bytes[end - 1]!)) end--;
+    if (start === end) return undefined;
+    const at = { line, index: index++ };
+    if (!unwrapRejects && bytes[start] === openBrace && bytes[end - 1] === closeBrace) return { type: 'record', at, json: bytes.subarray(start, end) };
+    return parsed(bytes.toString('utf8', start, end), at);
+  };
+  let rest: Buffer | undefined;
+  let first = true;
+  for await (const read of createReadStream(file, { highWaterMark: readChunkBytes }) as AsyncIterable<Buffer>) {
+    onBytes(read.length);
+    let chunk = rest ? Buffer.concat([rest, read]) : read;
+    if (first && chunk.subarray(0, 3).equals(bom)) chunk = chunk.subarray(3);
+    first = false;
+    let from = 0;
+    for (let end = chunk.indexOf(10, from); end !== -1; end = chunk.indexOf(10, from)) {
+      const item = handle(chunk.subarray(from, end));
+      from = end + 1;
       if (item) yield item;
     }
+    rest = from < chunk.length ? chunk.subarray(from) : undefined;
   }
-  const item = handle(rest + decoder.decode());
+  const item = rest && handle(rest);
   if (item) yield item;
 }
 
@@ -142,8 +179,7 @@ async function* ndjson(file: string, kind: RecordKind, unwrapRejects: boolean, o
  * The elements of a top-level JSON array, each parsed alone: the text is split where the array's depth
  * is 1 and not inside a string.
  */
-async function* jsonArray(file: string, kind: RecordKind, onBytes: (bytes: number) => void): AsyncGenerator<InputItem> {
-  const field = recordSpecOf[kind].permalinkField;
+async function* jsonArray(file: string, onBytes: (bytes: number) => void): AsyncGenerator<InputItem> {
   let line = 1;
   let index = 0;
   let depth = 0;
@@ -174,9 +210,9 @@ async function* jsonArray(file: string, kind: RecordKind, onBytes: (bytes: numbe
     if (!record || typeof record !== 'object' || Array.isArray(record)) {
       return { type: 'reject', at, permalink: undefined, code: 'invalid_json', message: `Element ${at.index} (line ${at.line}) is not a JSON object.`, record };
     }
-    return { type: 'record', at, json: text, permalink: permalinkOf(record, field) };
+    return { type: 'record', at, json: Buffer.from(text) };
   };
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { highWaterMark: readChunkBytes }) as AsyncIterable<Buffer>) {
     onBytes(chunk.length);
     const text = decoder.decode(chunk, { stream: true });
     let from = 0;
@@ -223,7 +259,7 @@ async function* jsonArray(file: string, kind: RecordKind, onBytes: (bytes: numbe
 async function* csv(file: string, kind: RecordKind, onBytes: (bytes: number) => void): AsyncGenerator<InputItem> {
   const types = cellTypesOf(kind);
   const field = recordSpecOf[kind].permalinkField;
-  const stream = createReadStream(file);
+  const stream = createReadStream(file, { highWaterMark: readChunkBytes });
   stream.on('data', (chunk) => onBytes(chunk.length));
   const parser = stream.pipe(parse({ bom: true, info: true, relax_column_count: false, skip_empty_lines: true }));
   let header: string[] | undefined;
@@ -246,9 +282,16 @@ async function* csv(file: string, kind: RecordKind, onBytes: (bytes: number) => 
           problems.push((error as Error).message);
         }
       });
-      const permalink = permalinkOf(record, field);
-      if (problems.length) yield { type: 'reject', at, permalink, code: 'validation_failed', message: `Line ${line}: ${problems.join('; ')}.`, record };
-      else yield { type: 'record', at, json: JSON.stringify(record), permalink };
+      if (problems.length) {
+        yield {
+          type: 'reject',
+          at,
+          permalink: permalinkIn(record, field),
+          code: 'validation_failed',
+          message: `Line ${line}: ${problems.join('; ')}.`,
+          record,
+        };
+      } else yield { type: 'record', at, json: Buffer.from(JSON.stringify(record)) };
     }
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -260,6 +303,6 @@ async function* csv(file: string, kind: RecordKind, onBytes: (bytes: number) => 
 /** The records of one file. `onBytes` is told of every chunk read (progress by bytes). */
 export function readInput(file: string, format: InputFormat, kind: RecordKind, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<InputItem> {
   if (format === 'csv') return csv(file, kind, onBytes);
-  if (format === 'json') return jsonArray(file, kind, onBytes);
+  if (format === 'json') return jsonArray(file, onBytes);
   return ndjson(file, kind, isRejectsFile(file), onBytes);
 }

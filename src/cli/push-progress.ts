@@ -20,14 +20,19 @@ export interface Progress {
   stop(state: ProgressState): void;
 }
 
-const number = (n: number) => Math.round(n).toLocaleString('en-US');
+/** One formatter for every number (`toLocaleString` builds one a call). */
+const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const number = (n: number) => numberFormat.format(Math.round(n));
 
-const seconds = (s: number) =>
-  s >= 3600
-    ? `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`
-    : s >= 60
-      ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`
-      : `${Math.round(s)} s`;
+/** A duration, rounded first (so that 719.6 s is `12 min 0 s`, not `11 min 60 s`). */
+function seconds(s: number) {
+  if (s >= 3600) {
+    const minutes = Math.round(s / 60);
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  }
+  const whole = Math.round(s);
+  return whole >= 60 ? `${Math.floor(whole / 60)} min ${whole % 60} s` : `${whole} s`;
+}
 
 const countsText = ({ processed, skipped, duplicate, rejected }: Counts) =>
   `processed ${number(processed)}, skipped ${number(skipped)}, duplicate ${number(duplicate)}, rejected ${number(rejected)}`;

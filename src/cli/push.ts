@@ -18,6 +18,8 @@ import {
   IngestConnectionError,
   isRecordError,
   kindsInOrder,
+  type BulkRecordError,
+  type BulkRecordResult,
   writeAction,
   type IngestClient,
   type IngestSource,
@@ -26,17 +28,30 @@ import {
 import {
   addRange,
   checkpointPathOf,
+  checkpointWriter,
   freshState,
   noCounts,
   rangeCursor,
   readCheckpoint,
   removeCheckpoint,
   unchanged,
-  writeCheckpoint,
   type Checkpoint,
+  type CheckpointWriter,
   type Counts,
 } from './push-checkpoint.js';
-import { formatOf, InputError, isRejectsFile, kindOfFile, readInput, rejectsSuffix, type InputFormat, type InputItem } from './push-input.js';
+import {
+  formatOf,
+  InputError,
+  isRejectsFile,
+  kindOfFile,
+  permalinkOf,
+  readChunkBytes,
+  readInput,
+  rejectsSuffix,
+  syntaxError,
+  type InputFormat,
+  type InputItem,
+} from './push-input.js';
 import { createProgress, type Progress } from './push-progress.js';
 
 const exitCode = { ok: 0, rejected: 1, failed: 2 } as const;
@@ -170,7 +185,7 @@ async function countRecords(file: InputFile): Promise<number | undefined> {
   if (file.format === 'json') return undefined;
   let lines = 0;
   let last = 10;
-  for await (const chunk of createReadStream(file.path) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file.path, { highWaterMark: readChunkBytes }) as AsyncIterable<Buffer>) {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
     if (chunk.length) last = chunk[chunk.length - 1]!;
   }
@@ -207,7 +222,7 @@ interface Run {
   invocation: Invocation;
   syncRunTime: string;
   checkpoint: Checkpoint;
-  checkpointPath: string;
+  checkpoints: CheckpointWriter;
   totals: Counts;
   progress: Progress;
   total: number | undefined;
@@ -234,15 +249,15 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
   const write = { dryRun: invocation.dryRun, syncRunTime: run.syncRunTime, source: invocation.source };
   const show = () => run.progress.update({ done: run.done, total: run.total, counts: run.totals, current: basename(file.path) });
 
+  type RecordItem = Extract<InputItem, { type: 'record' }>;
   interface Batch {
     first: number;
     last: number;
-    records: string[];
-    items: Extract<InputItem, { type: 'record' }>[];
+    items: RecordItem[];
     rejects: Extract<InputItem, { type: 'reject' }>[];
     bytes: number;
   }
-  const newBatch = (): Batch => ({ first: -1, last: -1, records: [], items: [], rejects: [], bytes: 0 });
+  const newBatch = (): Batch => ({ first: -1, last: -1, items: [], rejects: [], bytes: 0 });
   /** Rejects file lines: where the record stands, its permalink, the error, and the record itself. */
   const rejectLine = (
     at: { line: number; index: number },
@@ -251,7 +266,52 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
     record: unknown,
   ) => `${JSON.stringify({ line: at.line, index: at.index, permalink: permalink ?? null, error, record })}\n`;
 
-  const settle = (batch: Batch, results: Awaited<ReturnType<IngestClient['bulkSerialized']>>['results']) => {
+  /** A record sent, parsed again for its rejects line (null: it is no JSON). */
+  const recordOf = (item: RecordItem): unknown => {
+    try {
+      return JSON.parse(Buffer.from(item.json.buffer, item.json.byteOffset, item.json.byteLength).toString('utf8'));
+    } catch {
+      return null;
+    }
+  };
+
+  /**
+   * The results of records written together, in their order. The service refuses a whole request as
+   * `invalid_json` when a line that looked like an object (NDJSON lines are not parsed here) is no
+   * JSON: the batch's lines are then parsed, those that are no JSON rejected, and the rest sent again
+   * (in halves, should the service still refuse them, down to the one record it refuses).
+   */
+  const writeRecords = async (items: RecordItem[]): Promise<BulkRecordResult[]> => {
+    try {
+      return (
+        await client.bulkSerialized(
+          file.kind,
+          action,
+          items.map((item) => item.json),
+          write,
+        )
+      ).results;
+    } catch (error) {
+      if (!(error instanceof IngestApiError && error.status === 400 && error.code === 'invalid_json')) throw error;
+      const refused = { code: error.code, message: error.message } as BulkRecordError['error'];
+      if (items.length === 1) return [{ index: 0, error: refused }];
+      const results: BulkRecordResult[] = [];
+      const sendable: number[] = [];
+      items.forEach((item, i) => {
+        const message = syntaxError(item.json, item.at);
+        if (message) results[i] = { index: i, error: { ...refused, message } };
+        else sendable.push(i);
+      });
+      const half = Math.ceil(sendable.length / 2);
+      const parts = sendable.length < items.length ? [sendable] : [sendable.slice(0, half), sendable.slice(half)];
+      for (const part of parts.filter((p) => p.length)) {
+        for (const answer of await writeRecords(part.map((i) => items[i]!))) results[part[answer.index]!] = { ...answer, index: part[answer.index]! };
+      }
+      return results;
+    }
+  };
+
+  const settle = (batch: Batch, results: BulkRecordResult[]) => {
     const counts = noCounts();
     let lines = batch.rejects
       .map((reject) => rejectLine(reject.at, reject.permalink, { code: reject.code, message: reject.message }, reject.record ?? null))
@@ -261,7 +321,8 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
       const item = batch.items[result.index]!;
       if (isRecordError(result)) {
         counts.rejected++;
-        lines += rejectLine(item.at, result.permalink ?? item.permalink, result.error, JSON.parse(item.json));
+        const record = recordOf(item);
+        lines += rejectLine(item.at, result.permalink ?? permalinkOf(file.kind, record), result.error, record);
       } else counts[result.status]++;
     }
     if (lines) {
@@ -274,7 +335,7 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
       run.totals[key] += counts[key];
     }
     run.done += batch.items.length + batch.rejects.length;
-    writeCheckpoint(run.checkpointPath, checkpoint);
+    run.checkpoints.save(checkpoint);
     show();
   };
 
@@ -284,18 +345,21 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
     if (batch.first < 0) return;
     while (inFlight.size >= invocation.concurrency) await Promise.race(inFlight);
     if (failed) throw failed;
-    const sending = (batch.records.length ? client.bulkSerialized(file.kind, action, batch.records, write) : Promise.resolve({ results: [] }))
-      .then((answer) => settle(batch, answer.results))
+    const sending = (batch.items.length ? writeRecords(batch.items) : Promise.resolve([]))
+      .then((results) => settle(batch, results))
       .catch((error: unknown) => {
         failed ??= error instanceof Error ? error : new Error(String(error));
       })
       .finally(() => inFlight.delete(sending));
     inFlight.add(sending);
   };
-  /** Records a batch may hold now: a small probe until the tenant's rate limit is known, then at most half its bucket. */
+  /**
+   * Records a batch may hold now: one record until the tenant's rate limit is known (its answer, quick
+   * to come, says the limit), then the routes' limit, or at most half the tenant's bucket.
+   */
   const batchSize = () => {
     const policy = client.ratePolicy;
-    if (policy === undefined) return 100;
+    if (policy === undefined) return 1;
     if (policy === null) return bulkLimits.maxRecords;
     return Math.max(1, Math.min(bulkLimits.maxRecords, Math.floor(policy.burst / 2)));
   };
@@ -312,17 +376,17 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
       batch = newBatch();
       continue;
     }
-    const bytes = item.type === 'record' ? Buffer.byteLength(item.json) + 1 : 0;
+    const bytes = item.type === 'record' ? item.json.byteLength + 1 : 0;
     if (bytes > maxBytes) {
       batch.rejects.push({
         type: 'reject',
         at: item.at,
-        permalink: item.permalink,
+        permalink: item.type === 'record' ? permalinkOf(file.kind, recordOf(item)) : undefined,
         code: 'payload_too_large',
         message: `The record is over ${bulkLimits.maxBytes} bytes as JSON.`,
       });
     } else {
-      if (batch.records.length >= size || batch.bytes + bytes > maxBytes) {
+      if (batch.items.length >= size || batch.bytes + bytes > maxBytes) {
         await send(batch);
         // Until the tenant's rate limit is known, the first (small) batch goes alone: its answer sizes the next.
         if (client.ratePolicy === undefined) await Promise.all(inFlight);
@@ -330,7 +394,6 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
         size = batchSize();
       }
       if (item.type === 'record') {
-        batch.records.push(item.json);
         batch.items.push(item);
         batch.bytes += bytes;
       } else batch.rejects.push(item);
@@ -342,7 +405,7 @@ async function pushFile(run: Run, file: InputFile): Promise<FileSummary> {
   await Promise.all(inFlight);
   if (failed) throw failed;
   state.finished = true;
-  writeCheckpoint(run.checkpointPath, checkpoint);
+  run.checkpoints.save(checkpoint);
   return summary();
 }
 
@@ -410,7 +473,7 @@ async function main(argv: string[]): Promise<number> {
     invocation,
     syncRunTime: checkpoint.syncRunTime,
     checkpoint,
-    checkpointPath,
+    checkpoints: checkpointWriter(checkpointPath),
     totals,
     total: counted.every((n) => n !== undefined) ? counted.reduce((a, b) => a + b, 0) : undefined,
     done,
@@ -425,6 +488,8 @@ async function main(argv: string[]): Promise<number> {
     if (!failure) throw error;
   } finally {
     run.progress.stop({ done: run.done, total: run.total, counts: run.totals, current: failure ? 'stopped' : 'done' });
+    // What was acknowledged is on disk before push exits (and before the checkpoint is removed).
+    await run.checkpoints.flush();
   }
   if (failure) {
     console.error(failure);

@@ -113,6 +113,27 @@ export const isRecordError = (result: BulkRecordResult): result is BulkRecordErr
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+const [bodyStart, bodyComma, bodyEnd] = ['{"records":[', ',', ']}'].map((text) => new TextEncoder().encode(text)) as [Uint8Array, Uint8Array, Uint8Array];
+
+/** `{"records":[…]}` of serialised records: a string of strings, one buffer (a single copy) when any is bytes. */
+function bulkBody(records: readonly (string | Uint8Array)[]): string | Uint8Array<ArrayBuffer> {
+  if (records.every((record) => typeof record === 'string')) return `{"records":[${records.join(',')}]}`;
+  const encoder = new TextEncoder();
+  const parts = [bodyStart];
+  records.forEach((record, i) => {
+    if (i) parts.push(bodyComma);
+    parts.push(typeof record === 'string' ? encoder.encode(record) : record);
+  });
+  parts.push(bodyEnd);
+  const body = new Uint8Array(parts.reduce((bytes, part) => bytes + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    body.set(part, at);
+    at += part.byteLength;
+  }
+  return body;
+}
+
 export function createClient(options: ClientOptions) {
   const base = options.url.replace(/\/+$/, '');
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
@@ -139,7 +160,13 @@ export function createClient(options: ClientOptions) {
    * POSTs `body` (JSON text) to `path`, retried as ./retry.ts says and paced for `records` records;
    * resolves with the 200's JSON, throws IngestApiError or IngestConnectionError.
    */
-  async function post<Answer>(path: string, body: string, records: number, source: IngestSource | undefined, paced = true): Promise<Answer> {
+  async function post<Answer>(
+    path: string,
+    body: string | Uint8Array<ArrayBuffer>,
+    records: number,
+    source: IngestSource | undefined,
+    paced = true,
+  ): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': options.apiKey };
     if (source) headers['service-ingest-source'] = source;
     const giveUpAt = Date.now() + policy.patienceMs;
@@ -184,10 +211,18 @@ export function createClient(options: ClientOptions) {
     }
   }
 
-  /** A bulk request of already serialised records (JSON text each): what `push` sends, without parsing twice. */
-  async function bulkSerialized(kind: RecordKind, action: IngestAction, records: readonly string[], write: WriteOptions = {}): Promise<BulkResult> {
+  /**
+   * A bulk request of already serialised records (JSON text each, as strings or UTF-8 bytes): what
+   * `push` sends, the bytes of its file as they were read, neither parsed nor decoded.
+   */
+  async function bulkSerialized(
+    kind: RecordKind,
+    action: IngestAction,
+    records: readonly (string | Uint8Array)[],
+    write: WriteOptions = {},
+  ): Promise<BulkResult> {
     const path = `${bulkRestPath(recordSpecOf[kind], action)}${query(kind, write)}`;
-    return post<BulkResult>(path, `{"records":[${records.join(',')}]}`, records.length, write.source ?? options.source);
+    return post<BulkResult>(path, bulkBody(records), records.length, write.source ?? options.source);
   }
 
   const single = (kind: RecordKind, action: IngestAction, record: unknown, write: WriteOptions = {}) =>
