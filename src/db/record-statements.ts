@@ -365,7 +365,7 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
   const statusIndex = spec.phase ? editable.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
   const set = [
     ...editable.map((c, i) => keepUnlessSent(c.column, '$4', `${value(i)}::${c.type}`)),
-    ...(spec.phase && statusIndex >= 0 ? [keepUnlessSent('phase', '$4', phaseSql('t.tenant_id', value(statusIndex)), spec.phase.statusColumn)] : []),
+    ...(spec.phase && statusIndex >= 0 ? [keepUnlessSent('phase', '$4', phaseSql('$1::uuid', value(statusIndex)), spec.phase.statusColumn)] : []),
     'extra = t.extra || $5::jsonb',
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
@@ -391,7 +391,7 @@ function storedRowsUpdate(spec: RecordTable, where: string, set: readonly string
   ),
   written AS (
     UPDATE ${q(spec.table)} AS t SET ${set.join(',\n      ')}
-    FROM locked l WHERE t.tenant_id = (l.before).tenant_id AND t.id = l.id
+    FROM locked l WHERE t.tenant_id = $1::uuid AND t.tenant_id = (l.before).tenant_id AND t.id = l.id
     RETURNING t.*, false AS inserted
   ),
   facts AS (
