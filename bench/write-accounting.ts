@@ -518,8 +518,9 @@ export async function openAccounting(url: string) {
             // Its events: of its loads, written while the request was in flight (the service's clock is
             // this machine's; occurred_at has millisecond precision). Concurrent requests may write the
             // same load meanwhile: a request's records share the write's time, so the time most of the
-            // candidates share is the request's own.
-            const candidates = s.loads.flatMap((load) => byLoad.get(load)?.filter((e) => e.at >= s.sentAt - 2 && e.at <= s.answeredAt + 1) ?? []);
+            // candidates share is the request's own. A load named twice in a request (two of its legs) is
+            // looked up once, so each event counts once.
+            const candidates = [...new Set(s.loads)].flatMap((load) => byLoad.get(load)?.filter((e) => e.at >= s.sentAt - 2 && e.at <= s.answeredAt + 1) ?? []);
             const votes = new Map<number, number>();
             for (const e of candidates) votes.set(e.at, (votes.get(e.at) ?? 0) + 1);
             const own = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0];
