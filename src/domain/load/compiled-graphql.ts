@@ -6,7 +6,8 @@
  * Every table is matched on the tenant, in every subquery and join. A field not listed here (each
  * record's `history`, …) leaves the whole operation to the resolvers.
  */
-import { isoInstant, jsonFirst, jsonList, literal, orderBySql, uriComponent } from '../../db/json-tree.js';
+import { jsonFirst, jsonList, orderBySql, uriComponent } from '../../db/json-tree.js';
+import { isoInstant, literal } from '../../db/sql-text.js';
 import { connectionSql, type OrderKey } from '../../graphql/compiled-connection.js';
 import { columnFields, compiledRoot, compiledType, objectSql, type FieldSql, type Scope } from '../../graphql/compiled-read.js';
 import { likeLiteral } from '../../db/like.js';
