@@ -62,7 +62,7 @@ export function statementObserver(target: StatementTarget) {
 }
 
 /** Observes every statement an adapter (or a transaction it starts) runs. */
-export function observeQueryable<Q extends SqlQueryable>(queryable: Q, observe: ObserveStatement): Q {
+function observeQueryable<Q extends SqlQueryable>(queryable: Q, observe: ObserveStatement): Q {
   const { queryRaw, executeRaw } = queryable;
   queryable.queryRaw = (query) => observe(query.sql, () => queryRaw.call(queryable, query));
   queryable.executeRaw = (query) => observe(query.sql, () => executeRaw.call(queryable, query));

@@ -19,7 +19,7 @@ interface SchemaType {
 }
 const namedType = (type: unknown): SchemaType => {
   let t = type as { ofType?: unknown };
-  while (t.ofType) t = t.ofType as { ofType?: unknown };
+  while (t.ofType) t = t.ofType;
   return t as SchemaType;
 };
 

@@ -66,7 +66,7 @@ function childrenFirst(kinds: readonly RecordSpec[]): RecordSpec[] {
  * Citus refuses a key that sets a column null when it holds the distribution column, migration
  * `citus_placement`), then each kind's purged rows are deleted, children before their parents.
  */
-export function purgeStatements(kinds: readonly RecordSpec[]): { text: string; deletes: boolean }[] {
+function purgeStatements(kinds: readonly RecordSpec[]): { text: string; deletes: boolean }[] {
   const clears = kinds.flatMap((spec) =>
     spec.parents
       .filter((p) => !p.required)
