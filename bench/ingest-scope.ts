@@ -9,7 +9,7 @@ import type { IngestScope } from '../src/domain/shared/ingest.js';
 export function directScope(db: Database, tenant: IngestScope['tenant'], requestId: string | null, now = new Date(), fieldCoverage = true): IngestScope {
   return {
     db,
-    sequencer: { committed: async () => {}, touched: () => {} },
+    sequencer: { committed: () => {}, touched: () => {} },
     statistics: { wrote: () => {} },
     recorder: { record: () => {}, flush: async () => {}, close: async () => {} },
     tenant,

@@ -5,17 +5,7 @@
  * GraphQL mutations, the OpenAPI document, the metrics labels and ingest health derive from it.
  */
 import type { z } from 'zod';
-import type {
-  CarriedSet,
-  CascadeTable,
-  ColumnSpec,
-  Freshness,
-  LoadHop,
-  LoadSet,
-  ParentColumn,
-  RecordTable,
-  SnapshotField,
-} from '../../db/record-table.js';
+import type { CarriedSet, CascadeTable, ColumnSpec, Freshness, LoadHop, LoadSet, ParentColumn, RecordTable, SnapshotField } from '../../db/record-table.js';
 import { camelCase, feedsOf, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */
