@@ -66,7 +66,7 @@ export function checkpointWriter(path: string): CheckpointWriter {
   const temporary = `${path}.${process.pid}.tmp`;
   let pending: string | undefined;
   let writing: Promise<void> | undefined;
-  let failure: unknown;
+  let failure: Error | undefined;
   const write = async () => {
     while (pending !== undefined) {
       const text = pending;
@@ -78,7 +78,7 @@ export function checkpointWriter(path: string): CheckpointWriter {
   const start = () => {
     writing = write()
       .catch((error: unknown) => {
-        failure ??= error;
+        failure ??= error instanceof Error ? error : new Error(String(error));
         pending = undefined;
       })
       .finally(() => {
