@@ -2,7 +2,8 @@
  * `tms-ingest push` as an integrator runs it: the compiled CLI as a child process against the compiled
  * server, on the run's database (PGlite, or PostgreSQL with DATABASE_URL). A first sync of the five
  * kinds from a directory of CSV and NDJSON files, every record then read back over GraphQL; bad rows
- * reported with their lines while the rest is stored; a rate-limited tenant paced; a push SIGKILLed and
+ * reported with their lines while the rest is stored; a JSON array with --kind, --source, --sync-run-time
+ * and a dry run, and an NDJSON line that is no JSON; a rate-limited tenant paced; a push SIGKILLed and
  * resumed; the server restarted under a push; progress on a terminal and as plain lines; the refusals
  * a person must understand (wrong key, nothing listening, wrong URL).
  */
