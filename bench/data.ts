@@ -106,3 +106,11 @@ export function update(slug: string, i: number, loadIndex: number): Body {
     source: 'ELD',
   };
 }
+
+/** The load a record of any kind but carrier belongs to (its change events carry that load's permalink). */
+export function loadPermalinkOf(body: Body): string | null {
+  if (typeof body.native_system_load_permalink === 'string') return body.native_system_load_permalink;
+  // A stop names its leg only: `G<load>.<seq>-<slug>` is a leg of `L<load>-<slug>`.
+  const leg = typeof body.native_system_load_leg_permalink === 'string' ? /^G(\d+)\.\d+-(.+)$/.exec(body.native_system_load_leg_permalink) : null;
+  return leg ? permalinks.load(leg[2]!, Number(leg[1])) : null;
+}

@@ -17,6 +17,7 @@
  *   DATABASE_URL=… npm run bench -- --only load-board-postgraphile --preload 100000   # the board beside PostGraphile's
  *   npm run bench -- --otel                         # tracing on, every span sampled (bench/otlp-sink.ts)
  *   npm run bench -- --without-coverage --only load-upsert,bulk-loads   # data quality's field coverage not counted
+ *   npm run bench -- --no-write-cost                # PostgreSQL: no rows and WAL per record (no waits for the service to settle)
  *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
@@ -24,6 +25,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -33,6 +35,7 @@ import * as data from './data.js';
 import { boardDifference, postgraphileBoard, postgraphileErrors, postgraphileRatios, postgraphileVersion, startPostgraphile } from './postgraphile.js';
 import { startOtlpSink } from './otlp-sink.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
+import { openAccounting, trackFunctions, type Accounting, type AnswerSample, type WriteCost } from './write-accounting.js';
 
 const scenarioNames = [
   'load-upsert',
@@ -69,6 +72,7 @@ const { values: args } = parseArgs({
     'keep-db': { type: 'boolean', default: false },
     otel: { type: 'boolean', default: false },
     'without-coverage': { type: 'boolean', default: false },
+    'no-write-cost': { type: 'boolean', default: false },
     preload: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -77,7 +81,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`npm run bench -- [--quick] [--duration s] [--warmup s] [--only ${scenarioNames.join(',')}]
   [--connections 64] [--bulk-connections 8] [--graphql-connections 16] [--batch-size 500] [--sync-scale 1] [--board-loads 100000]
-  [--log-level info] [--cpu-prof] [--no-references] [--keep-db] [--preload 1000000] [--otel] [--without-coverage]`);
+  [--log-level info] [--cpu-prof] [--no-references] [--keep-db] [--preload 1000000] [--otel] [--without-coverage] [--no-write-cost]`);
   process.exit(0);
 }
 
@@ -111,6 +115,12 @@ const options = {
    * counts): their cost is a run with it against this one (docs/decisions/0035-data-quality.md).
    */
   withoutCoverage: args['without-coverage'],
+  /**
+   * PostgreSQL: each write scenario's rows and WAL per record, by table, its passes' time and lag
+   * (bench/write-accounting.ts), read after the service settled; off, the scenarios follow each other
+   * without the waits that reading takes (about 10 s before and after each).
+   */
+  writeCost: !args['no-write-cost'],
   /**
    * PostgreSQL only: the tenant `sync` is filled with this many loads (board-seed.ts's shape, by SQL)
    * before any scenario, so every scenario runs on tables of that size (issue 21's curve); the load
@@ -147,11 +157,14 @@ interface Target {
 /** The scratch PostgreSQL database the service uses (its server processes are measured too). */
 let benchDatabase: string | null = null;
 
-/** CPU seconds so far of each PostgreSQL server process serving `database` (ps title `postgres: … <user> <database> …`). */
+/**
+ * CPU seconds so far of each PostgreSQL server process serving `database` (ps title `postgres: … <user> <database> …`),
+ * but the bench's own (its write accounting and lag watch).
+ */
 function databaseCpuSeconds(database: string): Map<number, number> {
   const used = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || accounting?.ownPids.has(Number(entry))) continue;
     try {
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
       if (!title.startsWith('postgres:') || !title.split(' ').includes(database)) continue;
@@ -261,6 +274,8 @@ interface Row {
   /** The measured window on the monotonic clock, µs (the timebase of V8 CPU profiles: bench/profile-summary.ts --window). */
   window: [number, number];
   note?: string;
+  /** PostgreSQL: what the database wrote for the scenario, request and passes together (bench/write-accounting.ts). */
+  writeCost?: WriteCost;
 }
 const rows: Row[] = [];
 const skipped: string[] = [];
@@ -275,6 +290,50 @@ interface Load {
   records: number;
   /** Checks an answer's body: returns how many records (or GraphQL results) in it failed. */
   check?: (body: string) => number;
+  /** The load permalinks of the body `body()` returned last (to match a write with its change events). */
+  loads?: () => string[];
+  /** Records in the bodies built so far (each is sent), and those bodies. */
+  readonly sent?: number;
+  readonly requests?: number;
+}
+
+/** The write accounting (PostgreSQL, unless --no-write-cost): opened once the tenants exist. */
+let accounting: Accounting | null = null;
+/** Scenarios whose rows and WAL per record are read (the push scenario's rows are not). */
+const accounted = new Set<string>([
+  'load-upsert',
+  'leg-upsert',
+  'stop-upsert',
+  'update-create',
+  'bulk-carriers',
+  'bulk-loads',
+  'bulk-legs',
+  'bulk-stops',
+  'bulk-updates',
+  'first-sync',
+]);
+const accountedTargets = new Set<Row['target']>(['service', 'plain floor (node:http + pg, plain table)']);
+
+/** Every `every`th request answered 200, with its load permalinks and times (the lag from the answer). */
+function answerSampler(every: number) {
+  const samples: AnswerSample[] = [];
+  let n = 0;
+  return {
+    samples,
+    // autocannon's per-connection context, fresh for each request.
+    sent(context: object, load: Load) {
+      if (++n % every === 0 && load.loads) (context as Sampled).sample = { loads: load.loads(), sentAt: Date.now() };
+    },
+    answered(context: object, status: number) {
+      const { sample } = context as Sampled;
+      if (sample && status === 200) samples.push({ ...sample, answeredAt: Date.now() });
+      (context as Sampled).sample = undefined;
+    },
+  };
+}
+type Sampler = ReturnType<typeof answerSampler>;
+interface Sampled {
+  sample?: { loads: string[]; sentAt: number };
 }
 
 async function cannon(
@@ -283,6 +342,7 @@ async function cannon(
   connections: number,
   limit: { duration: number } | { amount: number },
   onAnswer?: (status: number, body: string) => void,
+  sampler?: Sampler,
 ) {
   let failed = 0;
   const result = await autocannon({
@@ -298,12 +358,18 @@ async function cannon(
         method: 'POST',
         path: load.path,
         headers: load.headers,
-        setupRequest: (req) => ({ ...req, body: load.body() }),
-        ...(load.check
+        setupRequest: (req, context) => {
+          const body = load.body();
+          accounting?.sent();
+          sampler?.sent(context, load);
+          return { ...req, body };
+        },
+        ...(load.check || sampler
           ? {
-              onResponse: (status: number, body: string) => {
+              onResponse: (status: number, body: string, context: object) => {
+                sampler?.answered(context, status);
                 onAnswer?.(status, body);
-                if (status === 200) failed += load.check!(body);
+                if (status === 200 && load.check) failed += load.check(body);
               },
             }
           : {}),
@@ -323,11 +389,21 @@ async function measureLoad(
   limit: { duration: number } | { amount: number },
   note?: string,
 ): Promise<Row> {
+  const account = accounting && accounted.has(scenario) && accountedTargets.has(target) ? accounting : null;
+  const service = target === 'service';
+  const before = await account?.begin(service);
+  const lag = account && service ? await account.watchLag() : null;
+  // Single writes: one request in 5 (64 connections); bulk ones: every request.
+  const sampler = lag ? answerSampler(load.records > 1 ? 1 : 5) : undefined;
+  const since = Date.now();
+  const sentBefore = load.sent ?? 0;
+  const requestsBefore = load.requests ?? 0;
+  const answeredBefore = account && service ? await answeredPosts(server.port) : null;
   const meter = measure(server.child.pid!);
   const dbCpuBefore = benchDatabase ? databaseCpuSeconds(benchDatabase) : null;
   const started = performance.now();
   const windowStart = monotonicUs();
-  const { result, failed } = await cannon(server.port, load, connections, limit);
+  const { result, failed } = await cannon(server.port, load, connections, limit, undefined, sampler);
   const dbCpuAfter = benchDatabase ? databaseCpuSeconds(benchDatabase) : null;
   const window: [number, number] = [windowStart, monotonicUs()];
   const seconds = 'amount' in limit ? (performance.now() - started) / 1000 : result.duration;
@@ -353,11 +429,41 @@ async function measureLoad(
     window,
     note,
   };
+  // Requests still in flight when autocannon stopped are written too: the accounting waits for their
+  // answers and counts them.
+  const sentRecords = (load.sent ?? 0) - sentBefore;
+  if (answeredBefore !== null) await allAnswered(server.port, answeredBefore + (load.requests ?? 0) - requestsBefore);
+  if (account && before) row.writeCost = await account.end(before, sentRecords, service, lag ? () => lag.stop(sampler!.samples, since) : undefined);
   rows.push(row);
   console.error(
-    `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `, database ${fmt(row.dbCpuMsPerRequest, 2)} ms/req`}), peak RSS ${fmt(usage.peakRssMb)} MB`,
+    `  ${scenario} → ${target}: ${fmt(row.requestsPerSecond)} req/s, ${fmt(row.recordsPerSecond)} records/s, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${errors} errors, CPU ${fmt(usage.cpuPercent)} % (${fmt(row.cpuMsPerRequest, 2)} ms/req${row.dbCpuMsPerRequest === undefined ? '' : `, database ${fmt(row.dbCpuMsPerRequest, 2)} ms/req`}), peak RSS ${fmt(usage.peakRssMb)} MB${row.writeCost ? `; ${costLine(row.writeCost)}` : ''}`,
   );
   return row;
+}
+
+/** POST requests the service has answered (`http_requests_total` of its /metrics), or null if it does not say. */
+async function answeredPosts(port: number): Promise<number | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const lines = text.split('\n').filter((l) => l.startsWith('http_requests_total{method="POST"'));
+    return lines.length ? lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Waits (60 s at most) until the service has answered `count` POST requests: those autocannon left in flight included. */
+async function allAnswered(port: number, count: number) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answered = await answeredPosts(port);
+    if (answered === null || answered >= count) return;
+    if (Date.now() > deadline) {
+      console.error(`  ${count - answered} requests still unanswered after 60 s: their records may fall in the next scenario`);
+      return;
+    }
+    await sleep(50);
+  }
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -404,12 +510,26 @@ function svcStreams(slug: string) {
   };
 }
 
-const single = (path: string, apiKey: string, next: () => Body, query = ''): Load => ({
-  path: path + query,
-  headers: jsonHeaders(apiKey),
-  body: () => JSON.stringify(next()),
-  records: 1,
-});
+const single = (path: string, apiKey: string, next: () => Body, query = ''): Load => {
+  let last: Body = {};
+  let sent = 0;
+  return {
+    path: path + query,
+    headers: jsonHeaders(apiKey),
+    body: () => {
+      sent++;
+      return JSON.stringify((last = next()));
+    },
+    get sent() {
+      return sent;
+    },
+    get requests() {
+      return sent;
+    },
+    records: 1,
+    loads: () => [data.loadPermalinkOf(last)].filter((p) => p !== null),
+  };
+};
 
 /** Number of per-record errors in a bulk answer (`{"results": [{status…} | {error…}]}`). */
 function bulkErrors(text: string): number {
@@ -421,16 +541,27 @@ function bulkErrors(text: string): number {
 /** Batches of `size` records from `next`; with `total`, the last batch stops at the total. */
 function bulk(path: string, apiKey: string, next: () => Body, size = options.batchSize, total = Infinity): Load {
   let sent = 0;
+  let requests = 0;
+  let last: Body[] = [];
   return {
     path,
     headers: jsonHeaders(apiKey),
     body: () => {
       const n = Math.max(1, Math.min(size, total - sent));
       sent += n;
-      return JSON.stringify({ records: Array.from({ length: n }, next) });
+      requests++;
+      last = Array.from({ length: n }, next);
+      return JSON.stringify({ records: last });
+    },
+    get sent() {
+      return sent;
+    },
+    get requests() {
+      return requests;
     },
     records: size,
     check: bulkErrors,
+    loads: () => last.map(data.loadPermalinkOf).filter((p) => p !== null),
   };
 }
 
@@ -574,12 +705,22 @@ async function main() {
     // Databases: one for the service; the references share it on PostgreSQL (their own tenants),
     // and get their own PGlite directories (PGlite admits one process).
     const serviceDb = await createDatabase('service');
+    const dbUrl = serviceDb.env.DATABASE_URL;
+    // Before anything connects: the passes' own time in pg_stat_user_functions (bench/write-accounting.ts).
+    const functionsNote = dbUrl && options.writeCost ? await trackFunctions(dbUrl) : null;
+    if (functionsNote) skipped.push(functionsNote);
     if (options.keepDb) console.error(`--keep-db: the service's database ${serviceDb.env.DATABASE_URL ?? '(PGlite)'} and ${work} are kept`);
     else cleanups.push(serviceDb.drop);
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
     const svcKey = await createTenant(serviceDb, 'svc');
     const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
     const pushKey = only.has('push') ? await createTenant(serviceDb, 'push') : '';
+    if (dbUrl && options.writeCost) {
+      accounting = await openAccounting(dbUrl);
+      const opened = accounting;
+      skipped.push(...opened.notes);
+      cleanups.push(() => opened.close());
+    }
     if (options.preload) {
       const url = serviceDb.env.DATABASE_URL;
       if (!url) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
@@ -840,6 +981,14 @@ async function main() {
           ['stops', routes.bulkStops, loads * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1)],
           ['updates', routes.bulkUpdates, loads * 5, (i) => data.update('sync', i, Math.floor(i / 5))],
         ];
+        // Accounted as one scenario (its phases follow each other without settling). The push CLI's
+        // requests are not counted by cannon(): marked as sent, so the first reading waits for them.
+        const account = only.has('first-sync') ? accounting : null;
+        account?.sent();
+        const before = await account?.begin(true);
+        const lag = account ? await account.watchLag() : null;
+        const sampler = lag ? answerSampler(1) : undefined;
+        const since = Date.now();
         const meter = measure(service.child.pid!);
         const started = performance.now();
         const windowStart = monotonicUs();
@@ -858,6 +1007,8 @@ async function main() {
             {
               amount: batches,
             },
+            undefined,
+            sampler,
           );
           requests += result.requests.total;
           records += count - failed;
@@ -869,7 +1020,7 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         const usage = meter.end();
         if (only.has('first-sync')) {
-          rows.push({
+          const row: Row = {
             scenario: 'first-sync',
             target: 'service',
             connections: options.bulkConnections,
@@ -885,8 +1036,12 @@ async function main() {
             cpuMsPerRequest: cpuMs(usage, seconds, requests),
             window: [windowStart, monotonicUs()],
             note: `${fmt(carriers)} carriers, ${fmt(loads)} loads, ${fmt(loads * 2)} legs, ${fmt(loads * 4)} stops, ${fmt(loads * 5)} updates in ${fmt(seconds, 1)} s`,
-          });
-          console.error(`  first-sync: ${fmt(records)} records in ${fmt(seconds, 1)} s = ${fmt(records / seconds)} records/s`);
+          };
+          if (account && before) row.writeCost = await account.end(before, records, true, lag ? () => lag.stop(sampler!.samples, since) : undefined);
+          rows.push(row);
+          console.error(
+            `  first-sync: ${fmt(records)} records in ${fmt(seconds, 1)} s = ${fmt(records / seconds)} records/s${row.writeCost ? `; ${costLine(row.writeCost)}` : ''}`,
+          );
         }
         boardData = `${fmt(loads)} loads (first sync: 2 legs with a carrier, 4 stops, 5 updates each)`;
       } else {
@@ -977,6 +1132,129 @@ async function readTableUpdates(target: Target) {
   } finally {
     await client.end();
   }
+}
+
+/** One progress line's worth of a scenario's write cost. */
+function costLine(c: WriteCost): string {
+  const lag = c.lag ? `, numbered p99 ${fmt(c.lag.fromAnswer.p99Ms)} ms after the 200 (${fmt(c.lag.fromWrite.p99Ms)} after the write began)` : '';
+  return `${fmt(c.rowsPerRecord, 2)} rows and ${fmt(c.walBytesPerRecord)} WAL bytes per record${lag}, settled ${fmt(c.settleMs / 1000, 1)} s after the load${c.warnings.length ? ` (${c.warnings.join('; ')})` : ''}`;
+}
+
+const singleScenarios = new Set(['load-upsert', 'leg-upsert', 'stop-upsert', 'update-create']);
+const percent = (part: number, whole: number) => (whole ? `${fmt((part / whole) * 100)} %` : '–');
+
+/**
+ * Issue 39 item 6: rows and WAL per record of each accounted scenario, beside the plain floors (single
+ * scenarios against its single upsert, bulk ones and the first sync against its multi-row upsert), by
+ * table, the passes' own time and their lag; their ratios and issue 39's targets join `ratios` and `targets`.
+ */
+function writeCostReport(all: Row[], ratios: Record<string, number>, targets: { target: string; measured: string; met: boolean }[]): string[] {
+  const accountedRows = all.filter((r): r is Row & { writeCost: WriteCost } => r.writeCost !== undefined);
+  if (!accountedRows.length) return [];
+  const plainOf = (scenario: string) => all.find((r) => r.scenario === scenario && r.target === 'plain floor (node:http + pg, plain table)')?.writeCost;
+  const floorOf = (row: Row) => (row.target !== 'service' ? undefined : plainOf(singleScenarios.has(row.scenario) ? 'load-upsert' : 'bulk-loads'));
+  const times = (value: number, floor: number | undefined) => (floor ? `${fmt(value / floor, 1)} ×` : '–');
+  /** WAL per record without full-page images: what depends least on when checkpoints fell. */
+  const withoutImages = (c: WriteCost) => (c.records ? (c.walBytes - c.walFpiBytes) / c.records : NaN);
+  const passMs = (c: WriteCost) => c.functions.reduce((sum, f) => sum + f.totalMs, 0);
+  const lines = [
+    `Rows and WAL per record, request and passes together, read after the service settled (bench/write-accounting.ts; WAL: ${accountedRows[0]!.writeCost.walSource}). × floor: against the plain floor's single upsert (single scenarios) or multi-row upsert (bulk, first sync).`,
+    '',
+    '| scenario | target | records | rows/record | × floor | WAL bytes/record | × floor | full-page images | without them | × floor | HOT of updates | passes ms/record | numbered p99 ms after the 200 · after the write began | settled after s |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const row of accountedRows) {
+    const c = row.writeCost;
+    const floor = floorOf(row);
+    lines.push(
+      `| ${[
+        row.scenario,
+        row.target,
+        fmt(c.records),
+        fmt(c.rowsPerRecord, 2),
+        times(c.rowsPerRecord, floor?.rowsPerRecord),
+        fmt(c.walBytesPerRecord),
+        times(c.walBytesPerRecord, floor?.walBytesPerRecord),
+        percent(c.walFpiBytes, c.walBytes),
+        fmt(withoutImages(c)),
+        times(withoutImages(c), floor && withoutImages(floor)),
+        percent(c.hotUpdates, c.updates),
+        c.functions.length && c.records ? fmt(passMs(c) / c.records, 3) : '–',
+        c.lag?.fromAnswer.writes ? `${fmt(c.lag.fromAnswer.p99Ms)} · ${fmt(c.lag.fromWrite.p99Ms)}` : '–',
+        fmt(c.settleMs / 1000, 1),
+      ].join(' | ')} |`,
+    );
+    if (row.target !== 'service') continue;
+    ratios[`rows per record, ${row.scenario}`] = c.rowsPerRecord;
+    if (floor) {
+      ratios[`WAL bytes per record / plain floor's, ${row.scenario}`] = c.walBytesPerRecord / floor.walBytesPerRecord;
+      ratios[`WAL bytes per record without full-page images / plain floor's, ${row.scenario}`] = withoutImages(c) / withoutImages(floor);
+    }
+    const single = singleScenarios.has(row.scenario);
+    const max = single ? 3 : 2.5;
+    targets.push({ target: `${row.scenario}: rows per record ≤ ${max} (issue 39)`, measured: fmt(c.rowsPerRecord, 2), met: c.rowsPerRecord <= max });
+    if (floor) {
+      const r = c.walBytesPerRecord / floor.walBytesPerRecord;
+      targets.push({ target: `${row.scenario}: WAL per record ≤ 5 × the plain floor's (issue 39)`, measured: `${fmt(r, 1)} ×`, met: r <= 5 });
+    }
+    if (row.scenario === 'first-sync' && c.lag?.fromAnswer.writes) {
+      const { fromAnswer, fromWrite } = c.lag;
+      targets.push({
+        target: 'first sync: numbered p99 ≤ 200 ms after the write (issue 39)',
+        measured: `${fmt(fromAnswer.p99Ms)} ms after the 200 (${fmt(fromWrite.p99Ms)} after the write began)`,
+        met: fromAnswer.p99Ms <= 200,
+      });
+    }
+  }
+  lines.push(
+    '',
+    'By table (indexes and TOAST under their table; WAL of the bench database alone; tables without rows and with less than a byte of WAL per record left out):',
+    '',
+    '| scenario | target | table | inserted | updated | HOT | deleted | rows/record | WAL bytes/record | full-page images |',
+    '|---|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  );
+  for (const row of accountedRows) {
+    const c = row.writeCost;
+    // Tables with rows written or at least a byte of WAL per record (every table is in the JSON).
+    for (const t of c.tables) {
+      const rowsWritten = t.inserted + t.updated + t.deleted;
+      if (!rowsWritten && t.walBytes < c.records) continue;
+      lines.push(
+        `| ${[
+          row.scenario,
+          row.target,
+          t.table,
+          fmt(t.inserted),
+          fmt(t.updated),
+          percent(t.hotUpdated, t.updated),
+          fmt(t.deleted),
+          c.records ? fmt(rowsWritten / c.records, 2) : '–',
+          c.records ? fmt(t.walBytes / c.records) : '–',
+          percent(t.walFpiBytes, t.walBytes),
+        ].join(' | ')} |`,
+      );
+    }
+  }
+  lines.push('');
+  for (const row of accountedRows) {
+    const c = row.writeCost;
+    const passes = c.functions.map(
+      (f) => `${f.name} ${fmt(f.calls)} calls, ${fmt(f.totalMs)} ms (${fmt(f.totalMs / Math.max(1, c.records), 3)} ms per record)`,
+    );
+    const notes = [
+      ...(passes.length ? [`passes: ${passes.join('; ')}`] : []),
+      ...(c.lag
+        ? [
+            `lag: ${fmt(c.lag.events)} events numbered, ${fmt(c.lag.fromAnswer.writes)} of them matched to a sampled write (p50 ${fmt(c.lag.fromAnswer.p50Ms)}, max ${fmt(c.lag.fromAnswer.maxMs)} ms after the 200; p50 ${fmt(c.lag.fromWrite.p50Ms)}, max ${fmt(c.lag.fromWrite.maxMs)} ms after the write began)`,
+          ]
+        : []),
+      `WAL: ${fmt(c.walBytes)} bytes in ${fmt(c.walRecords)} records of the bench database, ${fmt(c.clusterWalBytes)} bytes on the whole cluster meanwhile`,
+      ...c.warnings,
+    ];
+    lines.push(`- ${row.scenario} → ${row.target}: ${notes.join('; ')}`);
+  }
+  lines.push('');
+  return lines;
 }
 
 function report(database: string) {
@@ -1107,6 +1385,8 @@ function report(database: string) {
     if (r !== undefined) targets.push({ target: `${label}, every answer computed: ≥ 2 × PostGraphile answers/s`, measured: `${r.toFixed(2)} ×`, met: r >= 2 });
   }
 
+  const written = writeCostReport(rows, ratios, targets);
+
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 1)} GiB`;
   const lines = [
     `### tms-ingest bench, ${new Date().toISOString()} (${database}, ${machine})`,
@@ -1145,6 +1425,7 @@ function report(database: string) {
     ...skipped.map((s) => `- ${s}`),
     ...(unusedIndexes.length ? [`- indexes of the record tables no statement of this run used: ${unusedIndexes.join(', ')}`] : []),
     '',
+    ...written,
     ...(Object.keys(ratios).length ? ['| ratio | value |', '|---|--:|', ...Object.entries(ratios).map(([k, v]) => `| ${k} | ${v.toFixed(2)} |`), ''] : []),
     ...(targets.length
       ? ['| target | measured | met |', '|---|--:|:-:|', ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : 'NO'} |`), '']

@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
     logger: deps.logger,
     settings: { ...deps.config.webhooks, retentionMs: deps.config.events.retentionMs },
     metrics: createWebhookMetrics(metrics.registry, deps.db, deps.clock),
+    numbering: sequencer,
   });
   // The start-up work /readyz waits for (main.ts hands it over).
   const startup = createStartup();

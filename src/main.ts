@@ -122,6 +122,11 @@ async function main() {
     intervalMs: config.events.maintenanceIntervalMs,
   });
   app.startup.wait(historyMaintenance.run());
+  // What a stop left unnumbered (an instance killed between a write's commit and its pass) is numbered
+  // now, its webhooks queued, rather than at the first maintenance tick (decision 0045).
+  void app.services.sequencer
+    .sweep()
+    .catch((error: unknown) => logger.warn({ err: error }, 'numbering what the last stop left failed; the maintenance retries'));
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
   // Every request received gets an answer at a stop (src/http/drain.ts).
   const drain = createDrain(logger);
@@ -159,6 +164,9 @@ async function main() {
     // Subscriptions stream until told to stop: end them so their connections close now.
     await drain.stop(server, config.http.shutdownTimeoutMs, () => app.services.events.endAll());
     await announced.catch(() => {}); // its failure is reported by main()
+    // The numbering passes of the writes just answered, before the webhook worker stops: their deliveries
+    // are queued and the database is left with nothing for the next start to number.
+    await app.services.sequencer.idle();
     await app.webhooks.stop();
     await maintenance.close();
     await historyMaintenance.close();

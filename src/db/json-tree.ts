@@ -6,11 +6,7 @@
  * Nothing here knows GraphQL or a table: the domain modules say which columns and relations a type has.
  */
 
-/** A string as an SQL literal. */
-export const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
-/** An identifier (a column or table name) quoted for SQL. */
-export const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+import { literal, quote } from './sql-text.js';
 
 /** The snake_case column of a Prisma field name (the schema maps every field that way). */
 export const columnOf = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -23,9 +19,6 @@ export function jsonObject(pairs: readonly (readonly [string, string])[]): strin
   if (pairs.length > maxObjectKeys) throw new Error(`json-tree: an object of ${pairs.length} keys (at most ${maxObjectKeys})`);
   return `json_build_object(${pairs.map(([key, value]) => `${literal(key)}, ${value}`).join(', ')})`;
 }
-
-/** A timestamptz as `Date.prototype.toISOString` writes it (UTC, milliseconds, `Z`): what the DateTime scalar answers. */
-export const isoInstant = (sql: string) => `to_char(${sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A float8 as JSON.stringify writes a number: `-0` becomes `0` (adding zero does that in IEEE arithmetic). */
 export const jsonFloat = (sql: string) => `(${sql} + 0)`;

@@ -6,7 +6,7 @@
  * a table's description (`RecordTable`, derived from the kind's declaration), so no kind's fields are
  * listed by hand. Every join matches `tenant_id` as well as the key: a statement stays in one tenant.
  */
-import type { LoadHop, LoadSet, RecordTable, SnapshotField, TableEvents } from './record-statements.js';
+import type { LoadHop, LoadSet, RecordTable, SnapshotField, TableEvents } from './record-table.js';
 
 const q = (identifier: string) => `"${identifier}"`;
 

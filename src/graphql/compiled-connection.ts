@@ -7,7 +7,8 @@
  * `after` was given; cursors are Pothos' (`GPC:S:<id>` in base64); `totalCount` is the bounded count of
  * decision 0022. `last` / `before` are left to the resolvers.
  */
-import { jsonObject, literal } from '../db/json-tree.js';
+import { jsonObject } from '../db/json-tree.js';
+import { literal } from '../db/sql-text.js';
 import { countLimit } from './pagination.js';
 import { objectSql, unanswered, type Scope, type Selection } from './compiled-read.js';
 

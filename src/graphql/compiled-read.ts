@@ -21,7 +21,11 @@ import type { Plugin } from 'graphql-yoga';
 import { complexityFromQuery } from '@pothos/plugin-complexity';
 import { LRUCache } from 'lru-cache';
 import { getDatamodel } from '../db/generated/pothos-types.js';
-import { columnOf, isoInstant, jsonFloat, jsonObject, literal, maxObjectKeys, quote } from '../db/json-tree.js';
+import { columnOf, jsonFirst, jsonFloat, jsonObject, maxObjectKeys } from '../db/json-tree.js';
+import { isoInstant, literal, quote } from '../db/sql-text.js';
+import { recordSpecs } from '../domain/registry.js';
+import { camelCase } from '../domain/shared/fields.js';
+import type { RecordSpec } from '../domain/shared/record.js';
 import { nulIssues } from '../domain/shared/validate.js';
 import type { TenantRef } from '../domain/shared/tenant-ref.js';
 import { complexityLimit } from './builder.js';
@@ -56,6 +60,8 @@ export interface Scope {
   alias(prefix: string): string;
   /** A condition (SQL boolean) without which the compiled answer is not the resolvers' (then they answer). */
   require(condition: string): void;
+  /** The fields the compiler answers of an object type (registered and derived, `compiledFields`), or undefined. */
+  fields(type: string): Readonly<Record<string, FieldSql>> | undefined;
 }
 
 /** Settings of the app the compiled SQL depends on. */
@@ -116,9 +122,78 @@ export function columnFields(model: string, names: readonly string[]): Record<st
   );
 }
 
+/** A to-one relation: the record of `table` (GraphQL `type`) that the row's `key` names, of the tenant, meeting `conditions`. */
+export const parentOf =
+  (type: string, table: string, key: string, conditions: (alias: string) => string[] = () => []): FieldSql =>
+  (row, selection, scope) => {
+    const a = scope.alias('p');
+    const where = [`${a}.tenant_id = ${scope.tenantParam}`, `${a}.id = ${row}.${key}`, ...conditions(a)].join(' AND ');
+    return jsonFirst({ value: objectSql(type, a, selection.selections, scope), rows: `${table} ${a} WHERE ${where}` });
+  };
+
+/** What Pothos keeps of a Prisma relation field (`t.relation`) in its extensions. */
+interface PrismaRelation {
+  isList: boolean;
+  relationFromFields?: readonly string[];
+}
+
+/**
+ * The fields of the schema's Prisma object types that the compiler derives instead of being told: every
+ * field that exposes a column of its model (`t.expose…`: its SQL is the column's, `columnFields`), and,
+ * on a record kind's type, every `t.relation` to a parent the kind declares (`parents` in its
+ * `defineRecord`): a required parent as stored, an optional one only while it lives (a delete cascades to
+ * the records under a required parent; an optional one's delete leaves them naming it). So a field or a
+ * parent added to a kind is compiled with nothing to write; lists of children, derived fields and
+ * arguments stay with the kind (`compiledType`).
+ */
+function derivedFields(schema: GraphQLSchema): Map<string, Record<string, FieldSql>> {
+  const derived = new Map<string, Record<string, FieldSql>>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    const model = type.extensions.pothosPrismaModel;
+    if (!isObjectType(type) || typeof model !== 'string') continue;
+    const spec = recordSpecs.find((k) => k.model === model) as RecordSpec | undefined;
+    const fields: Record<string, FieldSql> = {};
+    for (const [name, field] of Object.entries(type.getFields())) {
+      const exposed = field.extensions.pothosExposedField;
+      if (typeof exposed === 'string') {
+        fields[name] = columnFields(model, [exposed])[exposed]!;
+        continue;
+      }
+      const relation = field.extensions.pothosPrismaRelationField as PrismaRelation | undefined;
+      const parent = relation && !relation.isList ? spec?.parents.find((p) => relation.relationFromFields?.includes(camelCase(p.column))) : undefined;
+      if (parent) {
+        const live = (a: string) => (parent.required ? [] : [`${a}.deleted_at IS NULL`]);
+        fields[name] = parentOf(getNamedType(field.type).name, parent.table, parent.column, live);
+      }
+    }
+    derived.set(type.name, fields);
+  }
+  return derived;
+}
+
+const derivedOf = new WeakMap<GraphQLSchema, Map<string, Record<string, FieldSql>>>();
+
+/**
+ * The fields the compiler answers of each object type of `schema`: those derived from the schema and the
+ * declarations (`derivedFields`) and those the domain modules register (`compiledType`, which win).
+ * test/unit/compiled-fields.test.ts holds this list and the schema's fields together.
+ */
+export function compiledFields(schema: GraphQLSchema): ReadonlyMap<string, Readonly<Record<string, FieldSql>>> {
+  let all = derivedOf.get(schema);
+  if (!all) {
+    all = derivedFields(schema);
+    for (const [type, fields] of types) all.set(type, { ...all.get(type), ...fields });
+    derivedOf.set(schema, all);
+  }
+  return all;
+}
+
+/** The root fields of `Query` the compiler answers. */
+export const compiledRoots = (): ReadonlySet<string> => new Set(roots.keys());
+
 /** The JSON object of `type` for the row at `row` with the selected fields, in the selection's order. */
 export function objectSql(type: string, row: string, selections: readonly Selection[], scope: Scope): string {
-  const fields = types.get(type) ?? unanswered(`type ${type}`);
+  const fields = scope.fields(type) ?? unanswered(`type ${type}`);
   return jsonObject(
     selections.map((s) => {
       if (s.name === '__typename') return [s.key, literal(type)] as const;
@@ -222,6 +297,7 @@ export function compileRead(
       return `${prefix}${n}`;
     },
     require: (condition) => void checks.push(condition),
+    fields: (type) => compiledFields(schema).get(type),
   };
   const pairs = selections.map((s) => {
     if (s.name === '__typename') return [s.key, literal('Query')] as const;

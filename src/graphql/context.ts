@@ -18,6 +18,14 @@ export function tenantOf(ctx: RequestContext): TenantRef {
   ]);
 }
 
+/**
+ * The condition on the tenant that a list relation's rows of a GraphQL read add (`t.relation(…, { query })`):
+ * Prisma joins a relation on the parent's key columns (`t1.tenant_id = t0.tenant_id`), which a Citus
+ * coordinator cannot route to one shard inside a `LATERAL` subquery (32 tasks, one per shard); the tenant
+ * named as a constant makes the read one shard's (docs/explanation/scaling.md). The rows are the same.
+ */
+export const ofTenant = (ctx: RequestContext) => ({ tenantId: tenantOf(ctx).id });
+
 /** A request its key may not make (support engineers writing, tenants listing tenants). */
 const forbidden = (message: string) => new AppError('forbidden', message);
 

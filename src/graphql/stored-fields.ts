@@ -6,7 +6,7 @@
  * to write here; what the declaration cannot know (relations, derived fields such as `phase`, the
  * times) stays in the kind's `graphql.ts`.
  */
-import type { ColumnType } from '../db/record-statements.js';
+import type { ColumnType } from '../db/record-table.js';
 import { camelCase } from '../domain/shared/fields.js';
 import { describeStoredField, type RecordSpec } from '../domain/shared/record.js';
 import { sharedEnumNamed } from './enums.js';

@@ -2,8 +2,7 @@
  * The add-a-kind checklist (CONTRIBUTING.md, "Adding a record kind"), followed as a contributor would:
  * its numbered steps are read from the file, each step's files are checked, for every kind of the
  * registry, to exist and to handle that kind (the kind's folder, its Prisma model and the migration
- * creating its table, its registry line, its GraphQL object, its compiled read, its purge, its data-quality
- * window, its demo records, its console entries, its test body, its reference docs). So the test fails
+ * creating its table, its registry line, its GraphQL object, its demo records, its console entries, its test body, its reference docs). So the test fails
  * when a step names a file it cannot follow (a wrong or renamed step), when a step is missing (a check
  * below no step names, or a file of `src/` that lists every kind and no step names), and, naming the file
  * and the kind, when a kind misses a step.
@@ -32,11 +31,6 @@ const migrations = () =>
   readdirSync(new URL('prisma/migrations/', root), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => read(`prisma/migrations/${entry.name}/migration.sql`))
-    .join('\n');
-const compiledReads = () =>
-  readdirSync(new URL('src/domain/', root), { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('compiled-graphql.ts'))
-    .map((path) => read(`src/domain/${path}`))
     .join('\n');
 
 /**
@@ -76,18 +70,6 @@ const checks: Record<string, (spec: Spec) => string | null> = {
     (recordObjects as Record<string, { name: string } | undefined>)[spec.kind]?.name === spec.model
       ? null
       : `src/graphql/schema.ts: recordObjects.${spec.kind} is not the ${spec.model} object`,
-  'src/domain/<folder>/compiled-graphql.ts': (spec) =>
-    new RegExp(`compiledType\\(\\s*'${spec.model}'`).test(compiledReads())
-      ? null
-      : `no src/domain/*/compiled-graphql.ts compiles the ${spec.model} object (compiledType)`,
-  'src/domain/shared/tombstones.ts': (spec) =>
-    appendOnly(spec) || read('src/domain/shared/tombstones.ts').includes(`DELETE FROM ${spec.table} `)
-      ? null
-      : `src/domain/shared/tombstones.ts does not purge ${spec.table}`,
-  'src/domain/data-quality/service.ts': (spec) =>
-    new RegExp(`^  ${spec.kind}: \\{`, 'm').test(read('src/domain/data-quality/service.ts'))
-      ? null
-      : `src/domain/data-quality/service.ts: no window (windowed.${spec.kind})`,
   'src/demo/seed.ts': (spec) => (read('src/demo/seed.ts').includes(`recordSpecOf.${spec.kind})`) ? null : `src/demo/seed.ts seeds no ${spec.kind} records`),
   'src/console/console.js': (spec) =>
     new RegExp(`^  ${spec.kind.toUpperCase()}: \\{ title: `, 'm').test(read('src/console/console.js'))
@@ -141,6 +123,14 @@ test('every file a step names is one this test can follow, and every check is a 
     ).toContain(file);
 });
 
+/**
+ * Files of src/ that name every kind in rules of their own, not in a list a new kind must join (each with
+ * why): the checklist has no step for them. A new kind appears in them only with a rule of its own.
+ */
+const namesKindsInItsRules: Record<string, string> = {
+  'src/domain/data-quality/service.ts': "its findings, each beside its rule, read the kinds' tables and name them (its windows are derived)",
+};
+
 test('a file of src/ (outside the kinds’ own folders) that names every kind is a step of the checklist', () => {
   const named = new Set(steps().flatMap((step) => step.files));
   const kindFolders = new Set(specs.map((spec) => `domain/${folderOf(spec)}/`));
@@ -150,7 +140,8 @@ test('a file of src/ (outside the kinds’ own folders) that names every kind is
     .filter((path) => /\.(ts|js|html)$/.test(path) && !path.startsWith('db/generated/') && ![...kindFolders].some((folder) => path.startsWith(folder)))
     .filter((path) => specs.every((spec) => words(spec).test(read(`src/${path}`))));
   expect(listers.length).toBeGreaterThan(0);
-  for (const path of listers) expect([...named], `src/${path} names every kind but no step of the checklist names it`).toContain(`src/${path}`);
+  for (const path of listers.filter((path) => !(`src/${path}` in namesKindsInItsRules)))
+    expect([...named], `src/${path} names every kind but no step of the checklist names it`).toContain(`src/${path}`);
 });
 
 describe.each(specs.map((spec) => [spec.kind, spec] as const))('record kind %s, as the checklist wires it', (_kind, spec) => {

@@ -1,17 +1,12 @@
 /**
  * What the compiled reads (graphql/compiled-read.ts, docs/decisions/0034-compiled-load-page.md) answer
- * of carriers: the root fields `carriers` and `carrier`, and the type `Carrier` with the fields listed
- * below (not `history`), with the meaning of graphql.ts's resolvers.
+ * of carriers: the root fields `carriers` and `carrier`, with the meaning of graphql.ts's resolvers (the
+ * `Carrier` object's fields are derived from the schema: compiled-read.ts `compiledFields`).
  */
 import { jsonFirst } from '../../db/json-tree.js';
 import { likeLiteral } from '../../db/like.js';
 import { connectionSql } from '../../graphql/compiled-connection.js';
-import { columnFields, compiledRoot, compiledType, objectSql } from '../../graphql/compiled-read.js';
-
-compiledType(
-  'Carrier',
-  columnFields('Carrier', ['id', 'permalink', 'tmsId', 'name', 'mcNumber', 'dotNumber', 'scac', 'email', 'phone', 'extra', 'changedAt', 'deletedAt']),
-);
+import { compiledRoot, objectSql } from '../../graphql/compiled-read.js';
 
 compiledRoot('carriers', (selection, scope) => {
   // `carrierSearchWhere` (queries.ts): live carriers; a non-blank search is a literal, case-insensitive part of one of four fields.

@@ -18,7 +18,8 @@ import { AppError } from '../../errors.js';
 import { readUnmappedStatuses } from '../ingest-health/service.js';
 import type { IngestSourceName } from '../ingest-health/report.js';
 import { recordSpecOf, recordSpecs, type RecordKind } from '../registry.js';
-import { recommendedFields, type RecordSpec } from '../shared/record.js';
+import { recommendedFields, tableOf, type RecordSpec } from '../shared/record.js';
+import { quote } from '../../db/sql-text.js';
 
 /** The window read when no `since` is given: the last 24 hours (api-contract.md F). */
 const defaultWindowMs = 24 * 3_600_000;
@@ -107,30 +108,50 @@ function columnOf(spec: RecordSpec, field: string): { column: string; type: stri
   throw new Error(`${spec.kind}.${field}: a recommended field with no column`);
 }
 
+/** A kind's write time: `changed_at`, or `created_at` for an append-only kind (whose records are never changed). */
+const timeOf = (spec: RecordSpec) => (spec.freshness === 'append_only' ? 'created_at' : 'changed_at');
+/** A kind's records that live: without a tombstone (an append-only kind keeps none). */
+const liveOnly = (spec: RecordSpec, alias: string) => (spec.freshness === 'append_only' ? [] : [`${alias}.deleted_at IS NULL`]);
+
 /**
  * Where a kind's records of the window are, as SQL over the alias `t` (parameters: $1 tenant, $2
- * since): carriers and loads by their own `(tenant_id, changed_at)` index; legs, stops and updates
- * under the loads active in the window (`l`), newest first by their load's activity.
+ * since), derived from its declaration: a kind under no load (or a load itself) by its own
+ * `(tenant_id, changed_at)` index; a kind under a load (its `load` chain, `tableOf`) under the loads
+ * active in the window (`l`), reached through its parents on the way, newest first by their load's activity.
  */
-const windowed: Record<RecordKind, { from: string; where: string; order: string }> = {
-  carrier: { from: 'carriers t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
-  load: { from: 'loads t', where: 't.tenant_id = $1 AND t.deleted_at IS NULL AND t.changed_at >= $2', order: 't.changed_at DESC, t.id DESC' },
-  load_leg: {
-    from: `${activeLoads} JOIN load_legs t ON t.tenant_id = l.tenant_id AND t.load_id = l.id`,
-    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
-    order: 'a.last_activity_at DESC, l.id DESC, t.changed_at DESC',
-  },
-  stop: {
-    from: `${activeLoads} JOIN load_legs g ON g.tenant_id = l.tenant_id AND g.load_id = l.id JOIN stops t ON t.tenant_id = g.tenant_id AND t.leg_id = g.id`,
-    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2',
-    order: 'a.last_activity_at DESC, l.id DESC, t.changed_at DESC',
-  },
-  load_update: {
-    from: `${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id`,
-    where: 'a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2',
-    order: 'a.last_activity_at DESC, l.id DESC, t.created_at DESC',
-  },
-};
+function windowOf(spec: RecordSpec): { from: string; where: string; order: string } {
+  const time = `t.${timeOf(spec)}`;
+  const path = tableOf(spec, recordSpecs).loadPath;
+  if (!path?.length) {
+    return { from: `${spec.table} t`, where: ['t.tenant_id = $1', ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '), order: `${time} DESC, t.id DESC` };
+  }
+  // The hops from the record up to its load (`[{ table, column }]`: the row of `table` that the previous row's `column` names), joined from the load down.
+  const aliases = path.map((hop, i) => (i === path.length - 1 ? 'l' : `h${i + 1}`));
+  const joins: string[] = [];
+  const live = ['l.deleted_at IS NULL'];
+  for (let i = path.length - 2; i >= 0; i--) {
+    const hop = path[i]!;
+    const [a, up] = [aliases[i]!, aliases[i + 1]!];
+    joins.push(`JOIN ${hop.table} ${a} ON ${a}.tenant_id = ${up}.tenant_id AND ${a}.${path[i + 1]!.column} = ${up}.id`);
+    live.push(
+      ...liveOnly(
+        recordSpecs.find((k) => k.table === hop.table)!,
+        a,
+      ),
+    );
+  }
+  joins.push(`JOIN ${spec.table} t ON t.tenant_id = ${aliases[0]}.tenant_id AND t.${path[0]!.column} = ${aliases[0]}.id`);
+  return {
+    from: `${activeLoads} ${joins.join(' ')}`,
+    where: ['a.tenant_id = $1 AND a.last_activity_at >= $2', ...live, ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
+    order: `a.last_activity_at DESC, l.id DESC, ${time} DESC`,
+  };
+}
+
+const windowed = Object.fromEntries(recordSpecs.map((spec) => [spec.kind, windowOf(spec)])) as Record<
+  RecordKind,
+  { from: string; where: string; order: string }
+>;
 
 /**
  * The newest permalinks (at most `first`) of the tenant's records of `kind` in the window whose
@@ -141,7 +162,7 @@ export async function readMissingExamples(db: Database, q: { tenantId: string; k
   const { column, type } = columnOf(spec, q.field);
   const w = windowed[q.kind];
   const rows = await db.sql.query<{ permalink: string }>(
-    `SELECT t.permalink FROM ${w.from} WHERE ${w.where} AND ${missingSql(`t."${column}"`, type)} ORDER BY ${w.order} LIMIT $3`,
+    `SELECT t.permalink FROM ${w.from} WHERE ${w.where} AND ${missingSql(`t.${quote(column)}`, type)} ORDER BY ${w.order} LIMIT $3`,
     [q.tenantId, q.since, q.first],
   );
   return rows.map((row) => row.permalink);
@@ -163,7 +184,7 @@ async function readRecordCounts(
       const w = windowed[spec.kind];
       const sums = fields.map((field, i) => {
         const { column, type } = columnOf(spec, field);
-        return `, count(*) FILTER (WHERE ${missingSql(`t."${column}"`, type)})::int8 AS m${i}`;
+        return `, count(*) FILTER (WHERE ${missingSql(`t.${quote(column)}`, type)})::int8 AS m${i}`;
       });
       const [row] = await db.sql.query<Record<string, unknown>>(
         `SELECT count(*)::int8 AS records${sums.join('')} FROM ${w.from} WHERE ${w.where}`,

@@ -4,17 +4,21 @@
  * webhook deliveries and NOTIFYs `load_events`. Writing transactions only insert their events, so
  * they no longer queue on a per-tenant counter or on PostgreSQL's notify lock at commit.
  *
- * - **After each write**, the instance that wrote runs a pass for the tenant before it answers, so a
- *   client that got its 200 finds its events in `loadEvents`, and subscribers and webhooks are woken.
- * - **Before each read** of the stream (query, subscription), so a write from anywhere (a CLI, a
- *   script, an instance that died between its commit and its pass) is never invisible to a reader.
+ * - **After each write**, the instance that wrote starts a pass for the tenant and answers without
+ *   waiting for it (the write has committed: its 200 means stored); subscribers and webhooks are woken
+ *   by the pass (docs/decisions/0045-answered-at-the-commit.md).
+ * - **Before each read** that depends on numbered events (`loadEvents`, subscriptions, an endpoint's
+ *   deliveries, a replay), so a client that got its 200 finds its events on its next request, and a
+ *   write from anywhere (a CLI, a script, an instance that died between its commit and its pass) is
+ *   never invisible to a reader.
  * - **The sweep** (event maintenance, every instance) numbers every tenant's leftovers, so webhooks
  *   of such writes go out without waiting for a reader.
  *
  * `committed` also tells `onCommitted` (the response cache drops the tenant's answers).
  *
  * Passes are coalesced per tenant and instance: while one runs, callers wait for the next, which
- * covers them all, so 64 concurrent writers of a tenant cost a handful of passes, not 64.
+ * covers them all, so 64 concurrent writers of a tenant cost a handful of passes, not 64. `idle` waits
+ * for every pass this instance started (a shutdown, before it closes the database).
  */
 import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
@@ -70,14 +74,28 @@ export function createEventSequencer({ db, logger, onCommitted }: EventSequencer
     });
   }
 
+  /** The passes started by `committed` that have not ended. */
+  const started = new Set<Promise<void>>();
+
   return {
     sequence,
-    /** After a write of the tenant committed: its events are numbered; a failure is only logged (the sweep retries). */
-    async committed(tenantId: string): Promise<void> {
+    /**
+     * After a write of the tenant committed: starts the pass that numbers its events and returns at once
+     * (the caller answers its client now). A failed pass is only logged: the next read of the tenant's
+     * events or the next sweep numbers them.
+     */
+    committed(tenantId: string): void {
       onCommitted?.(tenantId);
-      await sequence(tenantId).catch((error: unknown) =>
-        logger.warn({ err: error, tenantId }, 'numbering change events failed; the next event maintenance pass numbers them'),
-      );
+      const pass: Promise<void> = sequence(tenantId)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, tenantId }, 'numbering change events failed; the next read or event maintenance pass numbers them'),
+        )
+        .finally(() => started.delete(pass));
+      started.add(pass);
+    },
+    /** Waits until every pass started by `committed` (those started meanwhile too) has ended. */
+    async idle(): Promise<void> {
+      while (started.size) await Promise.allSettled([...started]);
     },
     /**
      * After a write of the tenant that records no change event but changes what GraphQL answers (the

@@ -1,4 +1,5 @@
 import { byPermalinkArgs, byPermalinkDescription, byPermalinkWhere } from '../../graphql/by-permalink.js';
+import { ofTenant } from '../../graphql/context.js';
 import { builder, recordIdDescription } from '../../graphql/builder.js';
 import { CarrierObject } from '../carrier/graphql.js';
 import { liveOnly } from '../load/queries.js';
@@ -21,7 +22,7 @@ export const LoadLegObject = builder.prismaObject('LoadLeg', {
     stops: t.relation('stops', {
       description: 'Stops of the leg, by sequence (deleted stops left out).',
       complexity: { field: 1, multiplier: 4 }, // a leg has a pickup, a delivery and a few stops between
-      query: { where: liveOnly, orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] },
+      query: (_args, ctx) => ({ where: { ...ofTenant(ctx), ...liveOnly }, orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] }),
     }),
     extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),

@@ -6,9 +6,10 @@
  * Every table is matched on the tenant, in every subquery and join. A field not listed here (each
  * record's `history`, …) leaves the whole operation to the resolvers.
  */
-import { isoInstant, jsonFirst, jsonList, literal, orderBySql, uriComponent } from '../../db/json-tree.js';
+import { jsonFirst, jsonList, orderBySql, uriComponent } from '../../db/json-tree.js';
+import { isoInstant, literal } from '../../db/sql-text.js';
 import { connectionSql, type OrderKey } from '../../graphql/compiled-connection.js';
-import { columnFields, compiledRoot, compiledType, objectSql, type FieldSql, type Scope } from '../../graphql/compiled-read.js';
+import { columnFields, compiledRoot, compiledType, objectSql, parentOf, type Scope } from '../../graphql/compiled-read.js';
 import { likeLiteral } from '../../db/like.js';
 import { statusKey } from '../status-mapping/service.js';
 import { legOrder, stopOrder, updateOrder, type LoadFilter, type LoadOrder } from './queries.js';
@@ -20,26 +21,25 @@ import { legOrder, stopOrder, updateOrder, type LoadFilter, type LoadOrder } fro
  * page); the field reads it by key, falling back to the load's `changed_at` as its resolver does.
  */
 export const loadActivity = {
-  /** FROM-clause text joining the activity of the load at `load` as `activity`. */
-  join: (load: string, activity: string) => ` JOIN load_activity ${activity} ON ${activity}.tenant_id = ${load}.tenant_id AND ${activity}.load_id = ${load}.id`,
+  /**
+   * FROM-clause text joining the activity of the load at `load` as `activity`. The tenant is matched by its
+   * parameter (`tenant`) as well as by the load's column: a Citus coordinator routes a statement to one shard
+   * only when every distributed table in it is filtered on the same constant tenant (a correlation on
+   * `${load}.tenant_id` alone, beside a set-returning function elsewhere in the statement, is refused:
+   * "complex joins are only supported when all distributed tables are co-located…").
+   */
+  join: (load: string, activity: string, tenant: string) =>
+    ` JOIN load_activity ${activity} ON ${activity}.tenant_id = ${tenant} AND ${activity}.tenant_id = ${load}.tenant_id AND ${activity}.load_id = ${load}.id`,
   /** The activity instant of the load at `load`, with `join` applied. */
   at: (_load: string, activity: string) => `${activity}.last_activity_at`,
-  /** The same as a value of the load row alone (for the field). */
-  of: (load: string) =>
-    `coalesce((SELECT x.last_activity_at FROM load_activity x WHERE x.tenant_id = ${load}.tenant_id AND x.load_id = ${load}.id), ${load}.changed_at)`,
+  /** The same as a value of the load row alone (for the field), the tenant matched as in `join`. */
+  of: (load: string, tenant: string) =>
+    `coalesce((SELECT x.last_activity_at FROM load_activity x WHERE x.tenant_id = ${tenant} AND x.tenant_id = ${load}.tenant_id AND x.load_id = ${load}.id), ${load}.changed_at)`,
 };
 
 /** The rows of `table` at alias `a` of the tenant, with more conditions. */
 const rowsOf = (table: string, a: string, scope: Scope, ...conditions: string[]) =>
   `${table} ${a} WHERE ${[`${a}.tenant_id = ${scope.tenantParam}`, ...conditions].join(' AND ')}`;
-
-/** A to-one relation: the record of `table` (GraphQL `type`) that the row's `key` names, of the tenant, meeting `conditions`. */
-const parentOf =
-  (type: string, table: string, key: string, conditions: (alias: string) => string[] = () => []): FieldSql =>
-  (row, selection, scope) => {
-    const a = scope.alias('p');
-    return jsonFirst({ value: objectSql(type, a, selection.selections, scope), rows: rowsOf(table, a, scope, `${a}.id = ${row}.${key}`, ...conditions(a)) });
-  };
 
 /** The load's live legs at alias `g`, and their order (`legOrder`, then the id). */
 const liveLegs = (row: string, g: string, scope: Scope) => rowsOf('load_legs', g, scope, `${g}.load_id = ${row}.id`, `${g}.deleted_at IS NULL`);
@@ -56,28 +56,7 @@ const latestUpdate = (row: string, scope: Scope, value: (u: string) => string, c
 };
 
 compiledType('Load', {
-  ...columnFields('Load', [
-    'id',
-    'permalink',
-    'tmsId',
-    'status',
-    'phase',
-    'customerReferenceNumber',
-    'orderType',
-    'bolNumber',
-    'poNumber',
-    'loadMode',
-    'customerName',
-    'originStopId',
-    'originStopIdPermalink',
-    'destinationStopId',
-    'destinationStopIdPermalink',
-    'extra',
-    'changedAt',
-    'createdAt',
-    'deletedAt',
-  ]),
-  lastActivityAt: (row) => isoInstant(loadActivity.of(row)),
+  lastActivityAt: (row, _selection, scope) => isoInstant(loadActivity.of(row, scope.tenantParam)),
   // The tenant's template with `{key}` replaced by the URL-encoded key of the first live leg that has one.
   tmsUrl: (row, _selection, scope) => {
     const template = scope.tenant.tmsUrlTemplate;
@@ -134,28 +113,6 @@ compiledType('Load', {
 });
 
 compiledType('LoadLeg', {
-  ...columnFields('LoadLeg', [
-    'id',
-    'permalink',
-    'tmsId',
-    'sequence',
-    'loadUniqueKey',
-    'driverName',
-    'driverPhone',
-    'truckNumber',
-    'trailerNumber',
-    'carrierRepName',
-    'carrierRepEmail',
-    'customerRepName',
-    'customerRepEmail',
-    'referenceNumber',
-    'pickupReferenceNumber',
-    'status',
-    'extra',
-    'changedAt',
-    'deletedAt',
-  ]),
-  load: parentOf('Load', 'loads', 'load_id'),
   // Null while the carrier is deleted.
   carrier: parentOf('Carrier', 'carriers', 'carrier_id', (c) => [`${c}.deleted_at IS NULL`]),
   stops: (row, selection, scope) => {
@@ -167,60 +124,6 @@ compiledType('LoadLeg', {
     });
   },
 });
-
-compiledType('Stop', {
-  ...columnFields('Stop', [
-    'id',
-    'permalink',
-    'tmsId',
-    'sequence',
-    'type',
-    'locationName',
-    'addressLine1',
-    'addressLine2',
-    'city',
-    'state',
-    'postalCode',
-    'country',
-    'latitude',
-    'longitude',
-    'timezone',
-    'appointmentStart',
-    'appointmentEnd',
-    'arrivedAt',
-    'departedAt',
-    'referenceNumber',
-    'status',
-    'extra',
-    'changedAt',
-    'deletedAt',
-  ]),
-  leg: parentOf('LoadLeg', 'load_legs', 'leg_id'),
-});
-
-compiledType(
-  'LoadUpdate',
-  columnFields('LoadUpdate', [
-    'id',
-    'permalink',
-    'type',
-    'occurredAt',
-    'status',
-    'phase',
-    'latitude',
-    'longitude',
-    'city',
-    'state',
-    'country',
-    'eta',
-    'message',
-    'source',
-    'extra',
-    'createdAt',
-  ]),
-);
-
-compiledType('PhaseChange', columnFields('PhaseChange', ['id', 'fromPhase', 'toPhase', 'status', 'changedAt']));
 
 // `Load.lastLocation`, read from the load update that has the position.
 compiledType('Location', columnFields('LoadUpdate', ['latitude', 'longitude', 'occurredAt']));
@@ -297,7 +200,7 @@ compiledRoot('loads', (selection, scope) => {
       node: 'Load',
       table: 'loads',
       // Only an order or a filter on activity joins it (a load stored around the service has no activity row).
-      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`) : undefined,
+      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`, scope.tenantParam) : undefined,
       where: loadFilterSql(filter, scope),
       keys: loadKeys[orderBy ?? 'CREATED_DESC'],
     },

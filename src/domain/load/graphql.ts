@@ -4,7 +4,7 @@ import { PhaseEnum } from '../../graphql/enums.js';
 import { assertCursorExists, boundedTotalCount, connectionWithTotalCount, maxConnectionPage, recordIdCursor, scopeCursor } from '../../graphql/pagination.js';
 import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { zodInput } from '../../graphql/zod-input.js';
-import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
+import { ofTenant, tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { editLoad, LoadPatch } from './edit.js';
 import { legOrder, liveOnly, loadFilterWhere, loadOrderBy, loadOrders, tmsUrlOf, type LoadFilter } from './queries.js';
 import { loadRecord } from './schema.js';
@@ -49,7 +49,7 @@ export const LoadObject = builder.prismaObject('Load', {
     legs: t.relation('legs', {
       description: 'Legs of the load, by sequence (deleted legs left out).',
       complexity: { field: 1, multiplier: 3 }, // a load has one to a few legs
-      query: { where: liveOnly, orderBy: legOrder },
+      query: (_args, ctx) => ({ where: { ...ofTenant(ctx), ...liveOnly }, orderBy: legOrder }),
     }),
     updates: t.relation('updates', {
       description: 'Check calls, GPS pings and status remarks, newest first (by `occurredAt`).',
@@ -57,14 +57,14 @@ export const LoadObject = builder.prismaObject('Load', {
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 10, 1), maxUpdates) }),
       ...pageSize(maxUpdates),
       // The relation is loaded with its parent, before this field's own (guarded) resolver runs.
-      query: ({ first }) => {
+      query: ({ first }, ctx) => {
         if (first != null && (first < 0 || first > maxUpdates)) throw pageSizeError('first', maxUpdates, 'Load.updates');
-        return { take: first ?? 10, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] };
+        return { where: ofTenant(ctx), take: first ?? 10, orderBy: [{ occurredAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }, { id: 'desc' }] };
       },
     }),
     phaseHistory: t.relation('phaseChanges', {
       description: 'Every phase the load went through, oldest first.',
-      query: { orderBy: [{ changedAt: 'asc' }] },
+      query: (_args, ctx) => ({ where: ofTenant(ctx), orderBy: [{ changedAt: 'asc' }] }),
     }),
   }),
 });
@@ -156,7 +156,7 @@ builder.mutationField('editLoad', (t) =>
           throw LoadPatchInput.renameFields(error);
         },
       );
-      await sequencer.committed(tenant.id);
+      sequencer.committed(tenant.id);
       return db.prisma.load.findUniqueOrThrow({ ...query, where: { tenantId_id: { tenantId: tenant.id, id } } });
     },
   }),

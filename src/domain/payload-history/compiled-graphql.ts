@@ -4,7 +4,8 @@
  * bodies of the record, at most `first` and the per-record cap, none received before the retention; `[]`
  * when payload history is off), and the type `PayloadRecord`.
  */
-import { isoInstant, jsonList, literal } from '../../db/json-tree.js';
+import { jsonList } from '../../db/json-tree.js';
+import { isoInstant, literal } from '../../db/sql-text.js';
 import { compiledType, objectSql, type FieldSql } from '../../graphql/compiled-read.js';
 import { recordSpecs } from '../registry.js';
 

@@ -377,7 +377,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       throw thrown;
     }
     const done = results as RecordResult[];
-    if (!scope.dryRun && done.some((result) => result.ok && result.outcome.status === 'processed')) await scope.sequencer.committed(scope.tenant.id);
+    if (!scope.dryRun && done.some((result) => result.ok && result.outcome.status === 'processed')) scope.sequencer.committed(scope.tenant.id);
     // Skipped and duplicate writes change only the payload history: cached GraphQL answers of the tenant go.
     else if (!scope.dryRun && scope.history && done.some((result) => result.ok)) scope.sequencer.touched(scope.tenant.id);
     report(

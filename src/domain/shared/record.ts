@@ -15,7 +15,7 @@ import type {
   ParentColumn,
   RecordTable,
   SnapshotField,
-} from '../../db/record-statements.js';
+} from '../../db/record-table.js';
 import { camelCase, feedsOf, meaningOf } from './fields.js';
 
 /** A reference from this record to its parent, by the parent's permalink. */

@@ -36,7 +36,7 @@ builder.mutationFields((t) => ({
     resolve: async (_query, _root, { status, phase }, ctx) => {
       const tenant = tenantOf(ctx);
       const mapping = await setStatusMapping(ctx.services.db, tenant.id, status, phase, ctx.now);
-      await ctx.services.sequencer.committed(tenant.id);
+      ctx.services.sequencer.committed(tenant.id);
       auditAdminChange(ctx, 'setStatusMapping', { tenant: tenant.slug, status: mapping.status, phase: mapping.phase });
       return mapping;
     },
@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { status }, ctx) => {
       const tenant = tenantOf(ctx);
       const removed = await removeStatusMapping(ctx.services.db, tenant.id, status, ctx.now);
-      await ctx.services.sequencer.committed(tenant.id);
+      ctx.services.sequencer.committed(tenant.id);
       auditAdminChange(ctx, 'removeStatusMapping', { tenant: tenant.slug, status, removed });
       return removed;
     },

@@ -5,7 +5,7 @@
 import type { WebhookEndpoint } from '../../db/generated/prisma/client.js';
 import { pageSize, pageSizeError } from '../../graphql/page-sizes.js';
 import { builder } from '../../graphql/builder.js';
-import { tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
+import { ofTenant, tenantOf, writableTenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestHealthType } from '../ingest-health/graphql.js';
 import { maxAttempts, webhookEventTypes } from './schema.js';
 import {
@@ -80,7 +80,7 @@ builder.prismaObject('WebhookDelivery', {
     attempts: t.relation('attempts', {
       description: 'Every attempt, oldest first.',
       complexity: { field: 1, multiplier: maxAttempts },
-      query: { orderBy: [{ attemptedAt: 'asc' }, { id: 'asc' }] },
+      query: (_args, ctx) => ({ where: ofTenant(ctx), orderBy: [{ attemptedAt: 'asc' }, { id: 'asc' }] }),
     }),
   }),
 });
@@ -117,9 +117,9 @@ const WebhookEndpointRef = builder.prismaObject('WebhookEndpoint', {
       complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), maxDeliveries) }),
       ...pageSize(maxDeliveries),
       // The relation is loaded with its parent, before this field's own (guarded) resolver runs.
-      query: ({ first }) => {
+      query: ({ first }, ctx) => {
         if (first != null && (first < 0 || first > maxDeliveries)) throw pageSizeError('first', maxDeliveries, 'WebhookEndpoint.deliveries');
-        return { take: first ?? 20, orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { id: 'desc' }] };
+        return { where: ofTenant(ctx), take: first ?? 20, orderBy: [{ createdAt: 'desc' }, { eventSeq: 'desc' }, { id: 'desc' }] };
       },
     }),
   }),
@@ -161,8 +161,13 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.prismaField({
     type: ['WebhookEndpoint'],
     description: "The tenant's webhook endpoints, oldest first.",
-    resolve: (query, _root, _args, ctx) =>
-      ctx.services.db.prisma.webhookEndpoint.findMany({ ...query, where: { tenantId: tenantOf(ctx).id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    // Deliveries are queued by the pass that numbers their events: the tenant's pass runs first, so a
+    // client that got its write's 200 finds the write's deliveries (decision 0045).
+    resolve: async (query, _root, _args, ctx) => {
+      const tenantId = tenantOf(ctx).id;
+      await ctx.services.sequencer.sequence(tenantId);
+      return ctx.services.db.prisma.webhookEndpoint.findMany({ ...query, where: { tenantId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    },
   }),
   webhookEndpoint: t.prismaField({
     type: 'WebhookEndpoint',
@@ -170,7 +175,11 @@ builder.queryFields((t) => ({
     description: 'One webhook endpoint of the tenant, or null.',
     args: { id: idArg(t) },
     // One query, selections included: an unknown or another tenant's id is simply no row (null).
-    resolve: (query, _root, { id }, ctx) => ctx.services.db.prisma.webhookEndpoint.findFirst({ ...query, where: endpointWhere(tenantOf(ctx).id, String(id)) }),
+    resolve: async (query, _root, { id }, ctx) => {
+      const tenantId = tenantOf(ctx).id;
+      await ctx.services.sequencer.sequence(tenantId);
+      return ctx.services.db.prisma.webhookEndpoint.findFirst({ ...query, where: endpointWhere(tenantId, String(id)) });
+    },
   }),
 }));
 
@@ -207,7 +216,12 @@ builder.mutationFields((t) => ({
       since: t.arg({ type: 'DateTime', required: true, description: 'Start of the window (inclusive).' }),
       until: t.arg({ type: 'DateTime', description: 'End of the window (exclusive); default now.' }),
     },
-    resolve: (_root, { endpointId, since, until }, ctx) => replayDeliveries(writeScope(ctx), String(endpointId), since, until),
+    // The window's events are numbered (their deliveries queued) before they are queued again.
+    resolve: async (_root, { endpointId, since, until }, ctx) => {
+      const scope = writeScope(ctx);
+      await ctx.services.sequencer.sequence(scope.tenantId);
+      return replayDeliveries(scope, String(endpointId), since, until);
+    },
   }),
 }));
 

@@ -47,6 +47,8 @@ export interface WebhookWorkerDeps {
   logger: Logger;
   settings: WebhookSettings;
   metrics?: WebhookMetrics;
+  /** The numbering passes this instance started (they queue deliveries): `drain` waits for them first. */
+  numbering?: { idle(): Promise<void> };
 }
 
 interface Claimed {
@@ -115,7 +117,7 @@ const recordSql = `WITH attempt AS (
 )
 SELECT (SELECT count(*) FROM delivery)::int AS recorded, COALESCE((SELECT bool_or(disabled_now) FROM endpoint), false) AS disabled_now`;
 
-export function createWebhookWorker({ db, clock, logger, settings, metrics }: WebhookWorkerDeps) {
+export function createWebhookWorker({ db, clock, logger, settings, metrics, numbering }: WebhookWorkerDeps) {
   const log = logger.child({ component: 'webhooks' });
   const inflight = new Set<Promise<void>>();
   let stopped = true;
@@ -270,8 +272,12 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics }: We
       await Promise.allSettled([...inflight]);
     },
     prune,
-    /** Sends everything due now, to the end, and waits (tests walk the retry schedule with it). */
+    /**
+     * Sends everything due now, to the end, and waits (tests walk the retry schedule with it); the
+     * deliveries of writes answered before the call included (their numbering passes are waited for).
+     */
     async drain(): Promise<void> {
+      await numbering?.idle();
       for (;;) {
         const claimed = await fill();
         if (claimed === 0 && inflight.size === 0) return;

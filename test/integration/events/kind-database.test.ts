@@ -10,7 +10,8 @@
  *   (`pg_stat_xact_user_functions`, with `track_functions = 'all'`).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildDeleteStatement, buildUpsertStatement, type ColumnSpec, type UpsertInput } from '../../../src/db/record-statements.js';
+import { buildDeleteStatement, buildUpsertStatement, type UpsertInput } from '../../../src/db/record-statements.js';
+import type { ColumnSpec } from '../../../src/db/record-table.js';
 import type { Sql } from '../../../src/db/database.js';
 import { recordTableOf } from '../../../src/domain/record-tables.js';
 import { recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';

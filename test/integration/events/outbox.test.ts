@@ -12,12 +12,15 @@ import { editLoad } from '../../../src/domain/load/edit.js';
 import { readLoadEvents } from '../../../src/domain/events/service.js';
 import { createLogger } from '../../../src/logger.js';
 
+/** The tenant's numbered events after `afterSeq`, once the numbering passes the app's writes started have ended. */
 async function eventsOf(testApp: TestApp, tenantId: string, afterSeq = 0n) {
+  await testApp.app.services.sequencer.idle();
   const rows = await testApp.database.db.prisma.loadEvent.findMany({ where: { tenantId, seq: { gt: afterSeq } }, orderBy: { seq: 'asc' } });
   return rows.map((row) => ({ seq: row.seq, type: row.type, loadPermalink: row.loadPermalink, data: row.data as any }));
 }
 const lastSeq = async (testApp: TestApp, tenantId: string) =>
-  (await testApp.database.db.prisma.loadEvent.aggregate({ where: { tenantId }, _max: { seq: true } }))._max.seq ?? 0n;
+  (await testApp.app.services.sequencer.idle(), await testApp.database.db.prisma.loadEvent.aggregate({ where: { tenantId }, _max: { seq: true } }))._max.seq ??
+  0n;
 
 type Body = Record<string, unknown>;
 

@@ -192,6 +192,8 @@ describe('webhook endpoints over GraphQL', { timeout: 300_000 }, () => {
       const literal = await createEndpoint(api, `${receiver.url}/literal`, ['load.created']);
       const named = await createEndpoint(api, `http://localhost:${receiver.port}/named`, ['load.created']);
       await seed(api, routes.load, loadBody(tenant));
+      // The write's deliveries are queued by the numbering pass of the instance that wrote it.
+      await testApp.app.services.sequencer.idle();
       await strict.app.webhooks.drain();
       expect(receiver.received).toEqual([]);
       for (const { id: endpointId } of [literal, named]) {
@@ -208,6 +210,8 @@ describe('webhook endpoints over GraphQL', { timeout: 300_000 }, () => {
     await createEndpoint(api, `${receiver.url}/up`, ['load.created']);
     await createEndpoint(api, `${receiver.url}/down`, ['load.created']);
     await seed(api, routes.load, loadBody(tenant));
+    // Queued by the write's numbering pass, which its answer does not wait for.
+    await testApp.app.services.sequencer.idle();
     const metrics = async () => (await testApp.fetch('/metrics')).text();
     const value = (text: string, series: string) =>
       Number(

@@ -1,0 +1,175 @@
+/**
+ * The PostgreSQL side of `Database` (db/database.ts): one `pg` pool serving Prisma (through adapter-pg)
+ * and the raw runner, LISTEN on a dedicated connection, and the adapter subclass that runs a migration
+ * script whole.
+ */
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from './generated/prisma/client.js';
+import type { StatementTarget } from '../observability/tracing.js';
+import type { Database } from './interface.js';
+import { quote } from './sql-text.js';
+import { listenerSet, observeAdapterFactory, savepointed, statementObserver, type RunStatement } from './statement-observation.js';
+
+/** A PostgreSQL URL's database, host and port for statement spans (never its credentials). */
+function postgresTarget(url: string): StatementTarget {
+  try {
+    const { pathname, hostname, port } = new URL(url);
+    return { engine: 'pg', database: decodeURIComponent(pathname.slice(1)) || undefined, host: hostname || undefined, port: Number(port) || 5432 };
+  } catch {
+    return { engine: 'pg' };
+  }
+}
+
+/** How long a lost PostgreSQL listening connection waits before connecting again. */
+const relistenDelayMs = 1000;
+
+/**
+ * LISTEN on a dedicated PostgreSQL connection (a pooled one would be handed to other work), kept up:
+ * when it fails, it reconnects every `relistenDelayMs` until it listens again, then calls `onReconnect`.
+ */
+async function listenPostgres(url: string, channel: string, onNotify: (payload: string) => void, onReconnect?: () => void) {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? '');
+    });
+    next.on('error', () => {
+      if (client !== next) return;
+      client = null;
+      next.end().catch(() => {});
+      schedule();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${quote(channel)}`);
+    } catch (error) {
+      await next.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
+    client = next;
+  };
+  const schedule = () => {
+    if (stopped) return;
+    retry = setTimeout(() => {
+      connect().then(
+        () => onReconnect?.(),
+        () => schedule(),
+      );
+    }, relistenDelayMs);
+    retry.unref();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const current = client;
+    client = null;
+    await current?.end().catch(() => {});
+  };
+}
+
+/**
+ * Runs `work` on one connection of the pool inside BEGIN … COMMIT (ROLLBACK when it throws). A
+ * connection that cannot roll back is dropped from the pool, not reused.
+ */
+export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
+ * Session settings of every connection the service opens to PostgreSQL (the startup packet's `options`):
+ * no parallel query. The service runs many small statements at once; a parallel plan's workers start per
+ * execution and take the cores other requests wait for: on the 100,000-load seed, the search's plan ran its
+ * three trigram index scans in two workers in 105–185 ms, serially in 2.5–3.9 ms (decision 0037). Counts are
+ * bounded (decision 0022), so no answer needs a parallel scan.
+ */
+export const sessionOptions = '-c max_parallel_workers_per_gather=0';
+
+export async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max, options: sessionOptions });
+  const listeners = listenerSet();
+  // An idle client that loses its connection emits 'error'; without a listener the process would exit.
+  pool.on('error', onPoolError);
+  const statements = statementObserver(postgresTarget(url));
+  const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.observe);
+  const prisma = new PrismaClient({ adapter: adapterFactory });
+  return {
+    kind: 'postgres',
+    prisma,
+    adapterFactory,
+    onStatement: statements.add,
+    sql: {
+      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+        statements.observe(text, async () => (await pool.query({ text, values: params as unknown[], name })).rows as Row[], name),
+    },
+    async rehearse(work) {
+      const client = await pool.connect();
+      const run: RunStatement = async (text, params = [], name) =>
+        (await client.query<Record<string, unknown>>({ text, values: params as unknown[], name })).rows;
+      try {
+        await client.query('BEGIN');
+        return await work(savepointed(run, statements.observe));
+      } finally {
+        // A connection that cannot roll back is dropped from the pool, not reused.
+        await client.query('ROLLBACK').then(
+          () => client.release(),
+          (error: Error) => client.release(error),
+        );
+      }
+    },
+    transaction: (work) =>
+      inPoolTransaction(pool, (client) =>
+        work({
+          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+            statements.observe(text, async () => (await client.query({ text, values: params as unknown[], name })).rows as Row[], name),
+        }),
+      ),
+    listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
+    embeddedBusyMs: () => null,
+    async close() {
+      await listeners.closeAll();
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * adapter-pg runs a migration script by splitting it on ';', which breaks function bodies
+ * (`$$ … ; … $$`) and is not atomic. Send the whole script at once instead: PostgreSQL runs a
+ * multi-statement simple query as one implicit transaction.
+ */
+export class ScriptSafePg extends PrismaPg {
+  /** The pool, also for migrations' transactions (src/db/migrate.ts). */
+  constructor(readonly pool: pg.Pool) {
+    super(pool);
+  }
+  override async connect() {
+    const adapter = await super.connect();
+    adapter.executeScript = async (script: string) => {
+      await this.pool.query(script);
+    };
+    return adapter;
+  }
+}
