@@ -156,20 +156,33 @@ async function* ndjson(file: string, kind: RecordKind, unwrapRejects: boolean, o
     if (!unwrapRejects && bytes[start] === openBrace && bytes[end - 1] === closeBrace) return { type: 'record', at, json: bytes.subarray(start, end) };
     return parsed(bytes.toString('utf8', start, end), at);
   };
+  // The lines are views of the chunks read (no copy); only a line split between two chunks is copied
+  // into one buffer (copying every chunk onto the previous one's tail doubled the bytes held).
   let rest: Buffer | undefined;
   let first = true;
   for await (const read of createReadStream(file, { highWaterMark: readChunkBytes }) as AsyncIterable<Buffer>) {
     onBytes(read.length);
-    let chunk = rest ? Buffer.concat([rest, read]) : read;
-    if (first && chunk.subarray(0, 3).equals(bom)) chunk = chunk.subarray(3);
+    const chunk = first && read.subarray(0, 3).equals(bom) ? read.subarray(3) : read;
     first = false;
     let from = 0;
-    for (let end = chunk.indexOf(10, from); end !== -1; end = chunk.indexOf(10, from)) {
+    let end = chunk.indexOf(10);
+    if (rest) {
+      if (end === -1) {
+        rest = Buffer.concat([rest, chunk]);
+        continue;
+      }
+      const item = handle(Buffer.concat([rest, chunk.subarray(0, end)]));
+      rest = undefined;
+      from = end + 1;
+      end = chunk.indexOf(10, from);
+      if (item) yield item;
+    }
+    for (; end !== -1; end = chunk.indexOf(10, from)) {
       const item = handle(chunk.subarray(from, end));
       from = end + 1;
       if (item) yield item;
     }
-    rest = from < chunk.length ? chunk.subarray(from) : undefined;
+    if (from < chunk.length) rest = chunk.subarray(from);
   }
   const item = rest && handle(rest);
   if (item) yield item;

@@ -2,7 +2,8 @@
  * `tms-ingest push` as an integrator runs it: the compiled CLI as a child process against the compiled
  * server, on the run's database (PGlite, or PostgreSQL with DATABASE_URL). A first sync of the five
  * kinds from a directory of CSV and NDJSON files, every record then read back over GraphQL; bad rows
- * reported with their lines while the rest is stored; a rate-limited tenant paced; a push SIGKILLed and
+ * reported with their lines while the rest is stored; a JSON array with --kind, --source, --sync-run-time
+ * and a dry run, and an NDJSON line that is no JSON; a rate-limited tenant paced; a push SIGKILLed and
  * resumed; the server restarted under a push; progress on a terminal and as plain lines; the refusals
  * a person must understand (wrong key, nothing listening, wrong URL).
  */
@@ -344,7 +345,7 @@ const { results } = await client.bulkWrite('load', [load, { ...load, native_syst
 const lines = results.map((r) => (isRecordError(r) ? \`\${r.index} \${r.error.code}\` : \`\${r.index} \${r.status}\`));
 const single = await client.upsert('load', { ...load, bol_number: 'BOL-1' }, { syncRunTime: new Date() });
 const rehearsed = await client.upsert('load', { ...load, native_system_load_permalink: 'L9-${slug}', native_system_load_id: 'L9' }, { dryRun: true });
-const update: RecordOf['load_update'] = { native_system_load_update_permalink: 'U1-${slug}', native_system_load_permalink: 'L1-${slug}', update_type: 'gps_ping', occurred_at: '2026-11-01T00:00:00Z' };
+const update: RecordOf['load_update'] = { native_system_load_update_permalink: 'U1-${slug}', native_system_load_permalink: 'L1-${slug}', update_type: 'gps_ping', occurred_at: '2026-11-01T00:00:00Z', latitude: 40.1, longitude: -90.2 };
 const created = await client.createLoadUpdate(update);
 const again = await client.createLoadUpdate(update);
 const deleted = await client.delete('load', { native_system_load_permalink: 'L1-${slug}' });
