@@ -12,7 +12,7 @@ import { answerClientErrors } from './http/client-error.js';
 import { createDrain } from './http/drain.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
+import { asBackgroundWork, DatabaseInUseError, isFreshDataDir, openDatabase } from './db/database.js';
 import { describeProgress, migrateIfPending, migrateInWorker, migrationsPending, type MigrationEvents } from './db/migrate.js';
 import { createEventMaintenance } from './domain/events/maintenance.js';
 import { createPayloadHistoryMaintenance } from './domain/payload-history/service.js';
@@ -124,9 +124,9 @@ async function main() {
   app.startup.wait(historyMaintenance.run());
   // What a stop left unnumbered (an instance killed between a write's commit and its pass) is numbered
   // now, its webhooks queued, rather than at the first maintenance tick (decision 0045).
-  void app.services.sequencer
-    .sweep()
-    .catch((error: unknown) => logger.warn({ err: error }, 'numbering what the last stop left failed; the maintenance retries'));
+  void asBackgroundWork(() => app.services.sequencer.sweep()).catch((error: unknown) =>
+    logger.warn({ err: error }, 'numbering what the last stop left failed; the maintenance retries'),
+  );
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = config.http;
   // Every request received gets an answer at a stop (src/http/drain.ts).
   const drain = createDrain(logger);

@@ -16,6 +16,17 @@ import { startReceiver } from '../../helpers/webhook-receiver.js';
 import { targets } from '../cli/targets.js';
 import { startServer } from './server-process.js';
 
+/** Creates a webhook endpoint for one event type over the server's GraphQL; the answer carries its secret. */
+const createEndpoint = (base: string, headers: Record<string, string>, url: string, eventType: string) =>
+  fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      query: `mutation($url: String!, $types: [String!]!) { createWebhookEndpoint(input: {url: $url, eventTypes: $types}) { secret } }`,
+      variables: { url, types: [eventType] },
+    }),
+  });
+
 describe.each(targets)('webhooks from the server process ($name)', { timeout: 240_000 }, ({ create }) => {
   test('a posted load is delivered to the endpoint created over GraphQL, with a valid signature', async () => {
     const target = await create();
@@ -30,14 +41,7 @@ describe.each(targets)('webhooks from the server process ($name)', { timeout: 24
       try {
         const base = await server.started();
         const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
-        const created = await fetch(`${base}/graphql`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            query: `mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["load.created"]}) { secret } }`,
-            variables: { url: `${receiver.url}/process` },
-          }),
-        });
+        const created = await createEndpoint(base, headers, `${receiver.url}/process`, 'load.created');
         const { secret } = (await created.json()).data.createWebhookEndpoint;
         const load = loadBody({ slug });
         const posted = await fetch(`${base}${routes.load}`, { method: 'POST', headers, body: JSON.stringify(load) });
@@ -71,14 +75,7 @@ describe.each(targets)('webhooks from the server process ($name)', { timeout: 24
       const first = startServer(env);
       try {
         const base = await first.started();
-        const created = await fetch(`${base}/graphql`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            query: `mutation($url: String!) { createWebhookEndpoint(input: {url: $url, eventTypes: ["load.changed"]}) { secret } }`,
-            variables: { url: `${receiver.url}/restart` },
-          }),
-        });
+        const created = await createEndpoint(base, headers, `${receiver.url}/restart`, 'load.changed');
         expect(created.status).toBe(200);
         expect((await fetch(`${base}${routes.load}`, { method: 'POST', headers, body: JSON.stringify(load) })).status).toBe(200);
       } finally {
