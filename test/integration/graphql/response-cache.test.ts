@@ -24,12 +24,13 @@ async function ask(api: Api, query = board, headers?: Record<string, string>) {
 }
 
 /**
- * Resolves once the app's change listener has taken every notification committed so far (a write's
- * sequencing pass NOTIFYs before the write answers): a NOTIFY of a marker, sent now, arrives after
- * them, in commit order, and the listener hands each notification to every observer in turn. Fails
- * if the marker never arrives.
+ * Resolves once the app's change listener has taken every notification of the writes answered so far:
+ * their numbering passes, which NOTIFY, follow the answers (decision 0045), so this waits for them
+ * first; then a NOTIFY of a marker, sent now, arrives after theirs, in commit order, and the listener
+ * hands each notification to every observer in turn. Fails if the marker never arrives.
  */
 async function notificationsTaken(testApp: TestApp) {
+  await testApp.app.services.sequencer.idle();
   const marker = randomUUID();
   let taken!: () => void;
   const arrived = new Promise<void>((resolve) => (taken = resolve));

@@ -23,8 +23,13 @@ type Body = Record<string, unknown>;
 /** Every table a write can touch, for one tenant: the record tables of the registry, phase changes and change events. */
 const tables = [...recordSpecs.map((spec) => spec.table), 'phase_changes', 'load_events'];
 
-/** The tenant's stored data: per table, its row count and a digest of every row (any write changes it). */
+/**
+ * The tenant's stored data: per table, its row count and a digest of every row (any write changes it),
+ * once the numbering passes of the writes answered so far have numbered their events (they follow the
+ * answers, decision 0045: a pass landing between two snapshots would change an event row).
+ */
 async function snapshot(testApp: TestApp, tenant: TestTenant) {
+  await testApp.app.services.sequencer.idle();
   const state: Record<string, unknown> = {};
   for (const table of tables) {
     const [row] = await testApp.database.db.sql.query<{ n: number; digest: string | null }>(

@@ -68,6 +68,7 @@ describe('monitoring files', () => {
   }) => {
     await api.post(routes.carrier, carrierBody(tenant), { 'service-ingest-source': 'webhook' });
     await testApp.app.services.recorder.flush();
+    await testApp.app.services.sequencer.idle(); // the write's numbering pass follows its answer (decision 0045)
     const text = await (await testApp.fetch('/metrics')).text();
     const value = (name: string) => {
       const line = text.split('\n').find((l) => l.startsWith(`${name}{tenant="${tenant.slug}",source="webhook"}`));
