@@ -29,6 +29,8 @@ import { schema } from './graphql/schema.js';
 import { useAdminAudit } from './graphql/admin-audit.js';
 import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
 import { restRoutes } from './routes.js';
+import { recordSpecs } from './domain/registry.js';
+import { countedFields } from './domain/shared/record.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
 import { createWebhookWorker } from './domain/webhook/worker.js';
@@ -51,7 +53,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}) {
   // While tracing is on (observability/tracing.ts), the first plugin: its request span holds everything the others do.
   const traced = tracing()?.plugin([...routes.map((route) => route.path), ...Object.keys(servicePaths)]);
   const dataVersions = createDataVersions();
-  const sequencer = createEventSequencer({ ...deps, onCommitted: dataVersions.bump });
+  const sequencer = createEventSequencer({
+    ...deps,
+    onCommitted: dataVersions.bump,
+    coverage: deps.config.ingest.fieldCoverage ? Object.fromEntries(recordSpecs.map((spec) => [spec.kind, countedFields(spec)])) : null,
+  });
   const services: Services = {
     ...deps,
     recorder: metrics.countIngest(deps.recorder),

@@ -1,7 +1,10 @@
 /**
  * The SQL of payload history (api-contract.md E; docs/decisions/0016-payload-history.md): the table
  * `payload_history`, partitioned by day on `received_at`, one row per write answered processed,
- * skipped or duplicate.
+ * skipped or duplicate. It is also the write log the tenant's pass derives from
+ * (docs/decisions/0051-derived-from-the-log.md): each row carries what the pass needs (the presence
+ * of the record's recommended fields, the writing transaction's id), and without payload history
+ * (`PAYLOAD_HISTORY_DAYS=0`) the rows are written without their bodies.
  * - Recording is a data-modifying CTE (`historyCte`) any write statement appends: the rows go in with
  *   the write, in the same statement (no round trip of their own), and roll back with it.
  * - Retention drops whole days (`DROP TABLE` of a day's partition), so pruning never deletes rows
@@ -26,13 +29,18 @@ function dayOf(name: string): number | null {
 }
 
 /**
- * The CTE that records one history row per settled record of a write statement, named `history`
- * (prepend `,` and put it after the statement's other CTEs). `settled` is a relation of the statement
- * with the columns `ord` (the record's place in `bodies`, from 0), `permalink`, `outcome` and
- * `changed`; records rejected by the statement (a missing parent) must not be in it. The other
- * arguments are SQL expressions (parameters): the tenant, the received time, the kind, the source,
- * the request id, the request's parameters (its query string) and the bodies as one JSON array, in
- * `ord` order (`json`, so keys keep their order).
+ * The CTE that records one log entry per settled record of a write statement, named `history`
+ * (prepend `,` and put it after the statement's other CTEs): its payload history row, which also
+ * carries what the tenant's pass derives from it (docs/decisions/0051-derived-from-the-log.md): the
+ * presence of the kind's recommended fields (`coverage`, a bit per field) and the writing
+ * transaction's id (`xid`, by which the pass finds the entries committed since its last run).
+ * `settled` is a relation of the statement with the columns `ord` (the record's place in the
+ * statement, from 0), `permalink`, `outcome` and `changed`; records rejected by the statement (a
+ * missing parent) must not be in it. The other arguments are SQL expressions (parameters): the
+ * tenant, the received time, the kind, the source, the request id, the request's parameters (its
+ * query string), the bodies as one JSON array in `ord` order (`json`, so keys keep their order; null:
+ * no payload history is kept, the entries carry no body) and the presence of each record's counted
+ * fields as a `text[]` of bit strings in `ord` order ('1011'; null: no coverage counted).
  */
 export function historyCte(p: {
   settled: string;
@@ -42,15 +50,18 @@ export function historyCte(p: {
   source: string;
   requestId: string;
   query: string;
-  bodies: string;
+  bodies: string | null;
+  coverage: string | null;
   /** The statement writes one record: its body is read as one row (see `UpsertOptions.one`). */
   one?: boolean;
 }): string {
   const bodies = `json_array_elements(${p.bodies}) WITH ORDINALITY AS b(body, n)`;
+  const bodyJoin = p.bodies ? ` JOIN ${p.one ? `(SELECT * FROM ${bodies} LIMIT 1) b` : bodies} ON b.n = s.ord + 1` : '';
   return `history AS (
-    INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, query, outcome, changed, body)
-    SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, ${p.query}, s.outcome, s.changed, b.body
-    FROM ${p.settled} s JOIN ${p.one ? `(SELECT * FROM ${bodies} LIMIT 1) b` : bodies} ON b.n = s.ord + 1
+    INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, query, outcome, changed, body, coverage, xid)
+    SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, ${p.query}, s.outcome, s.changed,
+      ${p.bodies ? 'b.body' : 'NULL'}, ${p.coverage ? `(${p.coverage})[s.ord + 1]::varbit` : 'NULL'}, pg_current_xact_id()
+    FROM ${p.settled} s${bodyJoin}
   )`;
 }
 
@@ -80,7 +91,7 @@ export async function readPayloadHistory(
      FROM unnest($3::text[]) AS p(permalink)
      CROSS JOIN LATERAL (
        SELECT * FROM payload_history x
-       WHERE x.tenant_id = $1::uuid AND x.kind = $2 AND x.permalink = p.permalink AND x.received_at >= $5::timestamptz
+       WHERE x.tenant_id = $1::uuid AND x.kind = $2 AND x.permalink = p.permalink AND x.received_at >= $5::timestamptz AND x.body IS NOT NULL
        ORDER BY x.seq DESC LIMIT $4::int
      ) h`,
     [q.tenantId, q.kind, q.permalinks, q.limit, q.since],
@@ -141,7 +152,12 @@ export async function dropPayloadPartitions(sql: Sql, before: Date): Promise<str
     await sql.query(`DROP TABLE IF EXISTS "${name}"`, []);
     dropped.push(name);
   }
-  await sql.query(`DELETE FROM payload_history_default WHERE received_at < $1::timestamptz`, [before]);
+  // Of the default partition, only the entries the tenant's pass has taken (docs/decisions/0051-derived-from-the-log.md).
+  await sql.query(
+    `DELETE FROM payload_history_default d WHERE d.received_at < $1::timestamptz
+       AND (d.xid IS NULL OR d.coverage IS NULL OR pg_visible_in_snapshot(d.xid, (SELECT c.derived_through FROM load_event_cursors c WHERE c.tenant_id = d.tenant_id)))`,
+    [before],
+  );
   return dropped;
 }
 
@@ -160,10 +176,12 @@ export async function trimPayloadHistory(sql: Sql, since: Date, perRecord: numbe
        beyond AS (
          SELECT h.seq, h.received_at FROM touched t
          CROSS JOIN LATERAL (
-           SELECT x.seq, x.received_at FROM payload_history x
+           SELECT x.seq, x.received_at, x.xid, x.coverage FROM payload_history x
            WHERE x.tenant_id = $3::uuid AND x.tenant_id = t.tenant_id AND x.kind = t.kind AND x.permalink = t.permalink
            ORDER BY x.seq DESC OFFSET $2::int
          ) h
+         -- Only entries the tenant's pass has taken (docs/decisions/0051-derived-from-the-log.md).
+         WHERE h.xid IS NULL OR h.coverage IS NULL OR pg_visible_in_snapshot(h.xid, (SELECT c.derived_through FROM load_event_cursors c WHERE c.tenant_id = $3::uuid))
        ),
        deleted AS (
          DELETE FROM payload_history d USING beyond b WHERE d.tenant_id = $3::uuid AND d.seq = b.seq AND d.received_at = b.received_at RETURNING 1

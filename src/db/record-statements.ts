@@ -8,7 +8,6 @@
  * Both share the keep-unless-sent rule (an absent field keeps its stored value) and the phase
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
-import { coverageCte, type CoverageInput } from './field-coverage.js';
 import { historyCte } from './payload-history.js';
 import { activityCte, changeEffects, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
 import type { CascadeTable, ColumnSpec, RecordTable } from './record-table.js';
@@ -36,14 +35,22 @@ export interface UpsertRow {
   extra: Record<string, unknown>;
 }
 
-/** What the payload history of a statement records (a statement built with `history: true`). */
+/**
+ * What the log entries of a statement record (db/payload-history.ts's `historyCte`; a statement built
+ * with `history: true` or `coverage`): one per settled row.
+ */
 export interface HistoryInput {
-  /** The bodies as received, in `rows` order (keys and values verbatim). */
-  bodies: readonly unknown[];
   source: string;
   requestId: string | null;
   /** The request's parameters as received (db/payload-history.ts); null when none. */
   query: string | null;
+  /** The bodies as received, in `rows` order (keys and values verbatim); required by `history: true`. */
+  bodies?: readonly unknown[];
+  /**
+   * Per row, in `rows` order, the presence of the counted recommended fields as a bit string ('1011',
+   * in the order of `UpsertOptions.coverage`); required by a statement built with `coverage`.
+   */
+  coverage?: readonly string[];
 }
 
 /** What one statement writes: rows with distinct permalinks that carry the same fields. */
@@ -55,10 +62,8 @@ export interface UpsertInput {
   /** Columns the rows' bodies carried: absent fields keep their stored value on update. */
   present: readonly string[];
   rows: readonly UpsertRow[];
-  /** Required by a statement built with `history: true`, ignored otherwise. */
+  /** Required by a statement built with `history: true` or `coverage`, ignored otherwise. */
   history?: HistoryInput;
-  /** Required by a statement built with `coverage`, ignored otherwise (db/field-coverage.ts). */
-  coverage?: CoverageInput;
 }
 
 export interface RowResult {
@@ -105,9 +110,12 @@ function loadOrder(spec: RecordTable): string[] {
 
 /** What a statement records besides its rows, and for how many rows it is planned. */
 export interface UpsertOptions {
-  /** Record the payload history of what it settles. */
+  /** Record the payload history of what it settles: its log entries carry the bodies. */
   history?: boolean;
-  /** Count the field coverage of these recommended fields. */
+  /**
+   * Count the field coverage of these recommended fields: its log entries carry their presence, which
+   * the tenant's pass adds up (docs/decisions/0051-derived-from-the-log.md).
+   */
   coverage?: readonly string[];
   /**
    * The statement writes exactly one record (a single-record request): PostgreSQL plans its row set as
@@ -131,21 +139,23 @@ export interface UpsertOptions {
  * write's order, and read at its latest version) and after it. The CTE `settled` holds the rows the
  * statement accepted (written, skipped or duplicate; not those missing a parent).
  *
- * With `history: true` the same statement also records each settled row's body in the payload history
- * (db/payload-history.ts), with whether the write changed the stored record: created, or a stored value
- * (a column, a parent, the phase, `extra`, `deleted_at`) differs from the row before.
+ * With `history: true` or `coverage` the same statement also records a log entry per settled row
+ * (db/payload-history.ts): with `history`, its body, and whether the write changed the stored record
+ * (created, or a stored value — a column, a parent, the phase, `extra`, `deleted_at` — differs from the
+ * row before); with `coverage`, which of those recommended fields its body carried.
  */
 export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions = {}): UpsertStatement {
   const history = options.history === true;
   const one = options.one === true;
-  // Field coverage (db/field-coverage.ts): the recommended fields counted, present or missing, per settled row.
+  // Field coverage: the recommended fields whose presence each settled row's log entry carries.
   const coverage = options.coverage?.length ? options.coverage : null;
+  const logged = history || coverage !== null;
   const { columns } = spec;
   const appendOnly = spec.freshness === 'append_only';
   // $1 tenant, $2 now, $3 rows; guarded tables also take $4 sync_run_time and $5 present columns.
   const syncRunTime = '$4::timestamptz';
   const present = '$5';
-  // How many parameters precede payload history's and field coverage's.
+  // How many parameters precede the log entries'.
   const fixedParams = appendOnly ? 3 : 5;
   const value = (i: number) => `r.v${i}`;
   const parent = (i: number) => `r.p${i}`;
@@ -267,38 +277,24 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       ${compares ? `CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR ${storedValues('w')} IS DISTINCT FROM ${storedBefore} END` : 'w.permalink IS NOT NULL'} AS changed
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
-  )${effects.map((cte) => `,\n  ${cte}`).join('')}${history ? historyCtes() : ''}${coverage ? coverageCtes() : ''}
+  )${effects.map((cte) => `,\n  ${cte}`).join('')}${logged ? historyCtes() : ''}
   SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
-  /** The history rows of the settled rows. */
+  /** The log entries of the settled rows: source, request id and query, then the bodies and the presence if recorded. */
   function historyCtes() {
+    const bodies = history ? `$${fixedParams + 4}::json` : null;
     return `,
   ${historyCte({
     settled: 'settled',
     tenantId: '$1::uuid',
     receivedAt: '$2::timestamptz',
     kind: `'${spec.name}'`,
-    source: `$${fixedParams + 2}::text`,
-    requestId: `$${fixedParams + 3}::text`,
-    query: `$${fixedParams + 4}::text`,
-    bodies: `$${fixedParams + 1}::json`,
-    one,
-  })}`;
-  }
-
-  /** The statement's one field-coverage row, counted from the settled rows (its parameters follow history's). */
-  function coverageCtes() {
-    const first = fixedParams + (history ? 4 : 0) + 1;
-    return `,
-  ${coverageCte({
-    settled: 'settled',
-    tenantId: '$1::uuid',
-    receivedAt: '$2::timestamptz',
-    kind: `'${spec.name}'`,
-    fields: coverage!,
-    presence: `$${first}::jsonb`,
-    source: `$${first + 1}::text`,
+    source: `$${fixedParams + 1}::text`,
+    requestId: `$${fixedParams + 2}::text`,
+    query: `$${fixedParams + 3}::text`,
+    bodies,
+    coverage: coverage ? `$${fixedParams + (history ? 5 : 4)}::text[]` : null,
     one,
   })}`;
   }
@@ -320,13 +316,16 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       // Both drivers serialise an array for text[]; the rows go as one JSON text.
       const fixed = [input.tenantId, input.now, JSON.stringify(rows)];
       const all = appendOnly ? fixed : [...fixed, input.syncRunTime, input.present];
-      if (history) {
-        if (!input.history) throw new Error(`upsert_${spec.name}_history: the statement records history and was given none`);
-        all.push(JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query);
-      }
-      if (coverage) {
-        if (!input.coverage) throw new Error(`upsert_${spec.name}_coverage: the statement counts field coverage and was given none`);
-        all.push(JSON.stringify(input.coverage.presence), input.coverage.source);
+      if (logged) {
+        const log = input.history;
+        if (!log || (history && !log.bodies) || (coverage && !log.coverage)) {
+          throw new Error(
+            `upsert_${spec.name}: the statement records log entries${history ? ' with bodies' : ''}${coverage ? ' with field coverage' : ''} and was given none`,
+          );
+        }
+        all.push(log.source, log.requestId, log.query);
+        if (history) all.push(JSON.stringify(log.bodies));
+        if (coverage) all.push(log.coverage!);
       }
       return all;
     },
@@ -559,6 +558,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
     requestId: '$7::text',
     query: '$8::text',
     bodies: '$5::json',
+    coverage: null,
     one,
   })}`;
   }

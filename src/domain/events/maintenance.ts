@@ -64,8 +64,8 @@ export function createEventMaintenance({
     const pruned = await step('event retention', () => pruneLoadEvents(db, new Date(now.getTime() - retentionMs)), 0);
     const purged =
       deletedRetentionMs === undefined ? 0 : await step('tombstone purge', () => purgeTombstones(db, new Date(now.getTime() - deletedRetentionMs)), 0);
-    const coverage = await step('field coverage', () => maintainFieldCoverage(db, now), { rolledUp: 0, dropped: 0 });
-    if (changed || numbered || pruned || purged || coverage.rolledUp || coverage.dropped) {
+    const coverage = await step('field coverage', () => maintainFieldCoverage(db, now), { dropped: 0 });
+    if (changed || numbered || pruned || purged || coverage.dropped) {
       logger.debug({ changed, numbered, pruned, purged, coverage }, 'event maintenance');
     }
     if (failed.length) throw new Error(`Event maintenance: ${failed.join(', ')} failed (the other steps ran).`);

@@ -1,14 +1,16 @@
 /**
- * Numbers committed change events: `load_events_sequence(tenant)` (migration `event_sequencer`)
- * gives the tenant's committed, unnumbered events their `seq` in one short transaction, queues their
- * webhook deliveries and NOTIFYs `load_events`. Writing transactions only insert their events, so
- * they no longer queue on a per-tenant counter or on PostgreSQL's notify lock at commit.
+ * The tenant's pass: `load_events_sequence(tenant, coverage)` (migrations `event_sequencer`,
+ * `coverage_from_the_log`) gives the tenant's committed, unnumbered events their `seq` in one short
+ * transaction, queues their webhook deliveries and NOTIFYs `load_events`, and adds the log entries
+ * committed since its last run into field coverage (docs/decisions/0051-derived-from-the-log.md).
+ * Writing transactions only insert their events and log entries, so they no longer queue on a
+ * per-tenant counter, a coverage row or PostgreSQL's notify lock at commit.
  *
  * - **After each write**, the instance that wrote starts a pass for the tenant and answers without
  *   waiting for it (the write has committed: its 200 means stored); subscribers and webhooks are woken
  *   by the pass (docs/decisions/0045-answered-at-the-commit.md).
- * - **Before each read** that depends on numbered events (`loadEvents`, subscriptions, an endpoint's
- *   deliveries, a replay), so a client that got its 200 finds its events on its next request, and a
+ * - **Before each read** that depends on it (`loadEvents`, subscriptions, an endpoint's deliveries, a
+ *   replay, `dataQuality`), so a client that got its 200 finds its events on its next request, and a
  *   write from anywhere (a CLI, a script, an instance that died between its commit and its pass) is
  *   never invisible to a reader.
  * - **The sweep** (event maintenance, every instance) numbers every tenant's leftovers, so webhooks
@@ -35,13 +37,22 @@ export interface EventSequencerOptions {
   logger: Logger;
   /** Called first for each committed write of a tenant on this instance (the response cache's versions). */
   onCommitted?: (tenantId: string) => void;
+  /**
+   * Each kind's recommended fields, in declaration order, as the write statements count them (their
+   * log entries' `coverage` bits): the pass adds them up into field coverage. Null: coverage is not
+   * counted (`INGEST_FIELD_COVERAGE=off`), the pass numbers events only.
+   */
+  coverage?: Readonly<Record<string, readonly string[]>> | null;
 }
 
-export function createEventSequencer({ db, logger, onCommitted }: EventSequencerOptions) {
+export function createEventSequencer({ db, logger, onCommitted, coverage = null }: EventSequencerOptions) {
   /** Tenants with a pass running on this instance → callers waiting for the pass after it. */
   const running = new Map<string, Waiter[]>();
 
-  const pass = (tenantId: string) => db.sql.query('SELECT load_events_sequence($1::uuid)', [tenantId], 'load_events_sequence');
+  const coverageParam = coverage ? JSON.stringify(coverage) : null;
+  /** One pass over the tenant's log; resolves to how many events it numbered plus coverage rows it wrote. */
+  const pass = async (tenantId: string) =>
+    (await db.sql.query<{ n: number }>('SELECT load_events_sequence($1::uuid, $2::jsonb) AS n', [tenantId, coverageParam], 'load_events_sequence'))[0]?.n ?? 0;
 
   async function drain(tenantId: string, batch: Waiter[]) {
     for (;;) {
@@ -105,18 +116,15 @@ export function createEventSequencer({ db, logger, onCommitted }: EventSequencer
       onCommitted?.(tenantId);
     },
     /**
-     * Numbers every tenant's leftovers; returns how many tenants had some. Each tenant is looked at in a
-     * statement of its own (one index descent; one shard's on a Citus cluster, which cannot run a
+     * Runs every tenant's pass over what is left (unnumbered events, log entries not yet counted);
+     * returns how many tenants had some. Each tenant is one statement of its own, which returns at once
+     * when there is nothing to do (two index probes; one shard's on a Citus cluster, which cannot run a
      * correlated subquery under the reference table `tenants`).
      */
     async sweep(): Promise<number> {
-      const tenants: string[] = [];
-      for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants', [])) {
-        const unnumbered = await db.sql.query('SELECT 1 FROM load_events WHERE tenant_id = $1::uuid AND seq IS NULL LIMIT 1', [id], 'unnumbered_events');
-        if (unnumbered.length) tenants.push(id);
-      }
-      await Promise.all(tenants.map((id) => sequence(id)));
-      return tenants.length;
+      let tenants = 0;
+      for (const { id } of await db.sql.query<{ id: string }>('SELECT id FROM tenants', [])) if ((await pass(id)) > 0) tenants++;
+      return tenants;
     },
   };
 }

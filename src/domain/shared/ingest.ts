@@ -13,7 +13,7 @@ import { buildDeleteStatement, buildUpsertStatement, type RowResult, type Upsert
 import { AppError, isDataRefusal, isSerializationFailure, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import { hasValue, recommendedFields, type IngestAction, type RecordSpec } from './record.js';
+import { countedFields, hasValue, type IngestAction, type RecordSpec } from './record.js';
 import { recordTableOf } from '../record-tables.js';
 import type { TenantRef } from './tenant-ref.js';
 import type { RecordKind } from '../registry.js';
@@ -40,8 +40,8 @@ export interface IngestScope {
    */
   history: { requestId: string; query: string | null } | null;
   /**
-   * Whether the write statements count the records' recommended fields (api-contract.md F, field
-   * coverage; db/field-coverage.ts). Off only to measure its cost (`INGEST_FIELD_COVERAGE=off`, the bench).
+   * Whether the write statements' log entries carry the records' recommended fields (api-contract.md
+   * F, field coverage, added up by the tenant's pass; db/field-coverage.ts). Off only to measure its cost (`INGEST_FIELD_COVERAGE=off`, the bench).
    */
   fieldCoverage: boolean;
   /**
@@ -158,10 +158,11 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   const build = deletes ? buildDeleteStatement : buildUpsertStatement;
   const table = recordTableOf(spec);
   /**
-   * The recommended fields an upsert counts (api-contract.md F): its statements also insert the batch's
-   * field-coverage row from what they settled (db/field-coverage.ts's `coverageCte`). Deletes carry no fields.
+   * The recommended fields an upsert counts (api-contract.md F): its statements' log entries carry
+   * which of them each settled record's body had, and the tenant's pass adds them up into field
+   * coverage (docs/decisions/0051-derived-from-the-log.md). Deletes carry no fields.
    */
-  const counted = deletes ? [] : recommendedFields(spec).map((f) => f.field);
+  const counted = deletes ? [] : countedFields(spec);
   /**
    * The statements of a group, planned for one record or for a set (`UpsertOptions.one`): the plain
    * one; the same recording the payload history of what it settles (db/payload-history.ts's
@@ -277,8 +278,17 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       syncRunTime: w.syncRunTime,
       present: group[0]!.present,
       rows: group.map((p) => p.row),
-      history: history ? { bodies: group.map((p) => p.input), source: w.scope.source, requestId: history.requestId, query: history.query } : undefined,
-      coverage: counts ? { presence: group.map((p) => p.coverage), source: w.scope.source } : undefined,
+      // The log entries (db/payload-history.ts): the bodies when payload history is kept, the fields' presence when counted.
+      history:
+        history || counts
+          ? {
+              source: w.scope.source,
+              requestId: history?.requestId ?? null,
+              query: history?.query ?? null,
+              bodies: history ? group.map((p) => p.input) : undefined,
+              coverage: counts ? group.map((p) => p.coverage.join('')) : undefined,
+            }
+          : undefined,
     };
     const params = chosen.params(input);
     let rows: Record<string, unknown>[];
@@ -377,9 +387,13 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       throw thrown;
     }
     const done = results as RecordResult[];
-    if (!scope.dryRun && done.some((result) => result.ok && result.outcome.status === 'processed')) scope.sequencer.committed(scope.tenant.id);
-    // Skipped and duplicate writes change only the payload history: cached GraphQL answers of the tenant go.
-    else if (!scope.dryRun && scope.history && done.some((result) => result.ok)) scope.sequencer.touched(scope.tenant.id);
+    const accepted = !scope.dryRun && done.some((result) => result.ok);
+    // The tenant's pass numbers what was processed and adds up the field coverage of every accepted record.
+    if (accepted && ((scope.fieldCoverage && counted.length > 0) || done.some((result) => result.ok && result.outcome.status === 'processed'))) {
+      scope.sequencer.committed(scope.tenant.id);
+    }
+    // Skipped and duplicate writes of a kind that counts nothing change only the payload history: cached GraphQL answers of the tenant go.
+    else if (accepted && scope.history) scope.sequencer.touched(scope.tenant.id);
     report(
       scope,
       records.map((input, i) => resultReport(done[i]!, input, missing[i])),

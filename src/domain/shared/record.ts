@@ -315,3 +315,9 @@ export function recommendedFields(spec: RecordSpec): readonly RecommendedField[]
     return feeds === undefined ? [] : [{ field, feeds }];
   });
 }
+
+/**
+ * The fields whose presence a write of the kind counts (field coverage, api-contract.md F): its
+ * recommended fields in body order, as its log entries' coverage bits stand for them.
+ */
+export const countedFields = (spec: RecordSpec): readonly string[] => recommendedFields(spec).map((f) => f.field);

@@ -1,7 +1,8 @@
 /**
- * Data quality (api-contract.md F): field coverage counted with the write (every accepted record,
- * single and bulk, REST and GraphQL; not dry runs, not rejections), per source and hour, kept as long
- * as ingest health's counts; the findings; `dataQuality` for the tenant and admin keys; the metric.
+ * Data quality (api-contract.md F): field coverage counted from the writes' log entries by the
+ * tenant's pass (every accepted record, single and bulk, REST and GraphQL; not dry runs, not
+ * rejections; an entry whose pass never ran counted by the next read), per source and hour, kept as
+ * long as ingest health's counts; the findings; `dataQuality` for the tenant and admin keys; the metric.
  * Expected numbers are stated from the bodies sent (present: a value that is not absent, null or blank).
  */
 import { describe, expect, testWith } from '../../fixtures.js';
@@ -9,6 +10,8 @@ import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopB
 import { gqlData, toInput, upsertMutations } from '../../factories/graphql.js';
 import { apiFor, type Api, type TestApp } from '../../helpers/app.js';
 import { withClockAhead } from '../../helpers/clock.js';
+import { recordSpecOf } from '../../../src/domain/registry.js';
+import { countedFields } from '../../../src/domain/shared/record.js';
 import { eventMaintenanceOf } from '../../helpers/maintenance.js';
 
 const adminKey = 'data-quality-admin-key-0123456789abcdef01234';
@@ -48,10 +51,11 @@ const findingOf = (q: Quality, code: string) => q.findings.find((f) => f.code ==
 
 const bulkPath = (kind: keyof typeof routes) => routes[kind].replace(/\/(upsert|create)$/, '/bulk_$1');
 
-/** Rows of the tenant in field_coverage (statements that counted). */
+/** Rows of the tenant in field_coverage (one per hour, kind, source and field list), once the tenant's pass has run. */
 async function coverageRows(testApp: TestApp, tenantId: string) {
-  return testApp.database.db.sql.query<{ kind: string; source: string; records: number; present: number[]; fields: string[] }>(
-    'SELECT kind, source, records, present, fields FROM field_coverage WHERE tenant_id = $1 ORDER BY id',
+  await testApp.app.services.sequencer.sequence(tenantId);
+  return testApp.database.db.sql.query<{ kind: string; source: string; hour: Date; records: number; present: number[]; fields: string[] }>(
+    'SELECT kind, source, hour, records, present, fields FROM field_coverage WHERE tenant_id = $1 ORDER BY id',
     [tenantId],
   );
 }
@@ -96,8 +100,10 @@ describe('field coverage', () => {
     expect(fieldOf(q, 'LOAD', 'po_number')).toMatchObject({ present: 4, missing: 2 });
     expect(fieldOf(q, 'LOAD', 'native_system_customer_reference_number')).toMatchObject({ present: 4, missing: 2 });
     expect(fieldOf(q, 'LOAD', 'order_type')).toMatchObject({ present: 4, missing: 2 });
-    // One row per statement that settled records: the single, the skip, the bulk, the two GraphQL writes.
-    expect((await coverageRows(testApp, tenant.id)).map((row) => row.records)).toEqual([1, 1, 2, 1, 1]);
+    // The tenant's pass added the six writes' log entries into one row per hour, kind and source.
+    const rows = await coverageRows(testApp, tenant.id);
+    expect(rows.reduce((sum, row) => sum + row.records, 0)).toBe(6);
+    expect(new Set(rows.map((row) => `${row.kind}|${row.source}|${row.hour.toISOString()}`)).size).toBe(rows.length);
   });
 
   test('counts duplicates of append-only updates, never a record refused for a missing parent', async ({ testApp, api, tenant }) => {
@@ -113,7 +119,10 @@ describe('field coverage', () => {
     expect(fieldOf(q, 'LOAD_UPDATE', 'city')).toMatchObject({ present: 2, missing: 0, ratio: 1 });
     expect(fieldOf(q, 'LOAD_UPDATE', 'latitude')).toMatchObject({ present: 0, missing: 2, ratio: 0 });
     expect(kindOf(q, 'LOAD_LEG')).toMatchObject({ records: 0, writes: 0 });
-    expect((await coverageRows(testApp, tenant.id)).map((row) => row.kind)).toEqual(['load', 'load_update', 'load_update']);
+    expect((await coverageRows(testApp, tenant.id)).map((row) => [row.kind, row.records])).toEqual([
+      ['load', 1],
+      ['load_update', 2],
+    ]);
   });
 
   test('ratio is null when nothing was counted; every recommended field names what it feeds', async ({ api }) => {
@@ -187,24 +196,46 @@ describe('field coverage', () => {
     expect(bol.missingExamples).toEqual([second.native_system_load_permalink]);
   });
 
-  test('maintenance rolls each hour up into one row (the sums unchanged) and drops hours past ingest health retention', async ({ testApp, api, tenant }) => {
+  test("the tenant's pass adds each write into its hour's one row; maintenance drops hours past ingest health retention", async ({ testApp, api, tenant }) => {
     for (let i = 0; i < 3; i++) await seed(api, routes.carrier, carrierBody(tenant, { dot_number: i ? `D${i}` : null }));
     const window = { since: new Date(Date.now() - 3_600_000).toISOString() };
     const before = await quality(api, window);
-    expect(await coverageRows(testApp, tenant.id)).toHaveLength(3);
-    const maintenance = eventMaintenanceOf(testApp, { retentionMs: 7 * 86_400_000 });
-    await maintenance.runOnce();
     const rows = await coverageRows(testApp, tenant.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ records: 3, present: [3, 3, 2] });
+    const maintenance = eventMaintenanceOf(testApp, { retentionMs: 7 * 86_400_000 });
+    await maintenance.runOnce();
+    expect(await coverageRows(testApp, tenant.id)).toEqual(rows);
     expect(await quality(api, window)).toEqual(before);
     await withClockAhead(testApp.clock, 24 * 3_600_000 + 5 * 60_000 + 3_600_000, () => maintenance.runOnce());
     expect(await coverageRows(testApp, tenant.id)).toHaveLength(0);
   });
+
+  test('a log entry committed without its pass (an instance killed between the two) is counted by the next read, once', async ({ testApp, api, tenant }) => {
+    await seed(api, routes.carrier, carrierBody(tenant));
+    await coverageRows(testApp, tenant.id);
+    const fields = countedFields(recordSpecOf.carrier);
+    // What a write statement's log entry holds (db/payload-history.ts), committed by a transaction of its own and no pass after it.
+    await testApp.database.db.sql.query(
+      `INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, outcome, changed, body, coverage, xid)
+       VALUES ($1::uuid, 'carrier', $2, now(), 'pull', 'processed', true, '{}', $3::varbit, pg_current_xact_id())`,
+      [tenant.id, `KILLED-${tenant.slug}`, fields.map((_, i) => (i ? '1' : '0')).join('')],
+    );
+    const window = { since: new Date(Date.now() - 3_600_000).toISOString() };
+    const q = await quality(api, window);
+    expect(kindOf(q, 'CARRIER').writes).toBe(2);
+    expect(fieldOf(q, 'CARRIER', fields[0]!)).toMatchObject({ present: 1, missing: 1 });
+    expect(fieldOf(q, 'CARRIER', fields[1]!)).toMatchObject({ present: 2, missing: 0 });
+    expect(await quality(api, window)).toEqual(q);
+  });
 });
 
 describe('field coverage under concurrency', () => {
-  test("a tenant's concurrent writes and two roll-ups running meanwhile count every record once", async ({ testApp, api, tenant }) => {
+  test("a tenant's concurrent writes and two maintenance sweeps running meanwhile (their passes too) count every record once", async ({
+    testApp,
+    api,
+    tenant,
+  }) => {
     const batches = Array.from({ length: 12 }, (_, b) => Array.from({ length: 10 }, (_, i) => loadBody(tenant, (b + i) % 3 ? {} : { bol_number: null })));
     const missing = batches.flat().filter((load) => load.bol_number === null).length;
     const maintenance = eventMaintenanceOf(testApp, { retentionMs: 7 * 86_400_000 });

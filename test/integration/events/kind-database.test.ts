@@ -183,8 +183,7 @@ describe('a single-record write is planned for one row', () => {
             extra: {},
           },
         ],
-        history: { bodies: [{}], source: 'pull', requestId: null, query: null },
-        coverage: { presence: [[1]], source: 'pull' },
+        history: { bodies: [{}], coverage: ['1'], source: 'pull', requestId: null, query: null },
       };
       const plan = await database.db.rehearse((sql) => sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${statement.text}`, statement.params(input)));
       const lines = plan.map((row) => row['QUERY PLAN']);
