@@ -1,7 +1,8 @@
 /**
  * What the `tms-ingest push` process tests need: a generated TMS export of the five kinds (CSV and
  * NDJSON files, as an integrator's export would be), the push CLI as a child process (the compiled
- * `dist/cli/push.js`, what `npm run push` runs), tenants made over the admin key, and GraphQL reads.
+ * `dist/cli/push.js`, what `npm run push` runs), an integrator's project that installs this repository
+ * with npm, tenants made over the admin key, and GraphQL reads.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -86,22 +87,37 @@ export function writeDirectory(files: Record<string, string>) {
   return dir;
 }
 
+/** A command's exit code and output. */
 export interface PushResult {
   code: number;
   stdout: string;
   stderr: string;
 }
 
-/** `npm run push -- <args>` as a child process (the compiled CLI). */
-export function runPush(args: string[], env: Record<string, string> = {}): Promise<PushResult> {
+/** Runs `file` with `args` in `cwd` (a child process of the test's environment plus `env`). */
+export function runIn(cwd: string, file: string, args: string[], env: Record<string, string> = {}): Promise<PushResult> {
   return new Promise((done) => {
-    execFile(
-      process.execPath,
-      [...compiled('cli/push'), ...args],
-      { cwd: repoRoot, env: childEnv(env), maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(file, args, { cwd, env: childEnv(env), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** `npm run push -- <args>` as a child process (the compiled CLI). */
+export const runPush = (args: string[], env: Record<string, string> = {}) => runIn(repoRoot, process.execPath, [...compiled('cli/push'), ...args], env);
+
+/**
+ * A new TypeScript project (`files`: name → content) that installs this repository as an integrator
+ * does (`npm install <path of the repository>`): npm links the package into `node_modules/tms-ingest`
+ * and its `bin` into `node_modules/.bin/tms-ingest`. Offline (the link needs nothing from the
+ * registry), and without running the package's postinstall (it builds dist/, which
+ * test/setup/build.ts has built already: a second build would replace it under the other tests).
+ */
+export async function integratorProject(files: Record<string, string>) {
+  const project = writeDirectory({ 'package.json': JSON.stringify({ name: 'integrator', type: 'module', private: true }), ...files });
+  const installed = await runIn(project, 'npm', ['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', repoRoot]);
+  if (installed.code !== 0) throw new Error(`npm install ${repoRoot} failed (${installed.code}):\n${installed.stderr}`);
+  return project;
 }
 
 /** The push CLI started (not awaited): its stderr as it comes, for tests that act in the middle of a push. */

@@ -5,17 +5,32 @@
  * reported with their lines while the rest is stored; a JSON array with --kind, --source, --sync-run-time
  * and a dry run, and an NDJSON line that is no JSON; a rate-limited tenant paced; a push SIGKILLed and
  * resumed; the server restarted under a push; progress on a terminal and as plain lines; the refusals
- * a person must understand (wrong key, nothing listening, wrong URL).
+ * a person must understand (wrong key, nothing listening, wrong URL); the package's bin and its typed
+ * client in an integrator's project that installs this repository with npm.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { uniqueSlug } from '../../helpers/app.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { childEnv, compiled, repoRoot, targets, type Target } from '../cli/targets.js';
 import { startServer, type ServerProcess } from './server-process.js';
-import { adminTenant, firstSync, freePort, graphql, runPush, startPush, storedCarriers, storedLoads, toCsv, toNdjson, writeDirectory } from './push-files.js';
+import {
+  adminTenant,
+  firstSync,
+  freePort,
+  graphql,
+  integratorProject,
+  runIn,
+  runPush,
+  startPush,
+  storedCarriers,
+  storedLoads,
+  toCsv,
+  toNdjson,
+  writeDirectory,
+} from './push-files.js';
 
 const adminKey = 'push-test-admin-key-0123456789abcdef';
 
@@ -314,10 +329,43 @@ for (const { name, create } of targets) {
       for (const result of [wrongKey, nobody, wrongUrl]) expect(result.stderr).not.toMatch(/\n\s+at /);
     });
 
+    test("the package's bin, installed with npm into an integrator's project: node_modules/.bin/tms-ingest push and npx tms-ingest push push a file, --help exits 0, a usage error exits 2 with its sentence", async () => {
+      const { slug, apiKey } = await tenant();
+      const data = firstSync(slug, 100);
+      const project = await integratorProject({ 'carriers.csv': toCsv(data.carriers), 'loads.ndjson': toNdjson(data.loads) });
+      const bin = join(project, 'node_modules', '.bin', 'tms-ingest');
+      // The link npm made, to the file package.json's bin names, run through its #! line.
+      expect(realpathSync(bin)).toBe(join(realpathSync(repoRoot), 'dist', 'cli', 'bin.js'));
+
+      const pushed = await runIn(project, bin, ['push', 'loads.ndjson', '--url', base, '--key', apiKey, '--json']);
+      expect(pushed).toMatchObject({ code: 0, stderr: expect.not.stringMatching(/\n\s+at /) });
+      expect(summaryOf(pushed.stdout)).toMatchObject({ records: 100, processed: 100, rejected: 0 });
+      expect((await storedLoads(base, apiKey)).map((l) => l.permalink).sort()).toEqual(data.loads.map((l) => l.native_system_load_permalink).sort());
+      // Through npx, the key from the environment: nothing but push's own output on stdout.
+      const viaNpx = await runIn(project, 'npx', ['--offline', 'tms-ingest', 'push', 'carriers.csv', '--url', base, '--json'], { TMS_INGEST_API_KEY: apiKey });
+      expect(viaNpx.code).toBe(0);
+      expect(viaNpx.stdout.trim().split('\n')).toHaveLength(1);
+      expect(summaryOf(viaNpx.stdout)).toMatchObject({ records: 5, processed: 5, files: [{ kind: 'carrier' }] });
+      expect((await storedCarriers(base, apiKey)).sort()).toEqual(data.carriers.map((c) => c.native_system_carrier_permalink).sort());
+
+      const help = await runIn(project, bin, ['push', '--help']);
+      expect(help).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: tms-ingest push <file or directory> \[options\]/), stderr: '' });
+      const badOption = await runIn(project, bin, ['push', 'loads.ndjson', '--key', apiKey, '--concurrency', 'many']);
+      expect(badOption).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringMatching(/^--concurrency "many" is not a whole number from 1 to 32\.\n\nUsage: tms-ingest push/),
+      });
+      const noFile = await runIn(project, 'npx', ['--offline', 'tms-ingest', 'push', '--key', apiKey]);
+      expect(noFile).toMatchObject({ code: 2, stderr: expect.stringMatching(/^No file or directory given\./) });
+      const unknown = await runIn(project, bin, ['psuh', 'loads.ndjson']);
+      expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Usage: tms-ingest <command> \[arguments\]\n[^]*\n {2}push {8}push records/) });
+      for (const result of [badOption, noFile, unknown]) expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+
     test('tms-ingest/client from another TypeScript project: it type-checks against the zod-inferred types and pushes through the exports map', async () => {
       const { slug, apiKey } = await tenant();
-      const project = writeDirectory({
-        'package.json': JSON.stringify({ name: 'integrator', type: 'module', private: true }),
+      const project = await integratorProject({
         'tsconfig.json': JSON.stringify({
           compilerOptions: {
             target: 'ES2022',
@@ -359,14 +407,10 @@ try {
 console.log(JSON.stringify([...lines, single.status, rehearsed.status, rehearsed.dry_run, created.status, again.status, deleted.status, refused, client.stats().requests]));
 `,
       });
-      mkdirSync(join(project, 'node_modules'));
-      symlinkSync(repoRoot, join(project, 'node_modules', 'tms-ingest'));
-      const run = (file: string, args: string[], env: Record<string, string> = {}) =>
-        new Promise<{ code: number; output: string }>((resolve) =>
-          execFile(file, args, { cwd: project, env: childEnv(env) }, (error, stdout, stderr) =>
-            resolve({ code: error ? Number(error.code ?? 1) : 0, output: stdout + stderr }),
-          ),
-        );
+      const run = async (file: string, args: string[], env: Record<string, string> = {}) => {
+        const { code, stdout, stderr } = await runIn(project, file, args, env);
+        return { code, output: stdout + stderr };
+      };
       const checked = await run(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
       expect(checked).toEqual({ code: 0, output: '' });
       const ran = await run(process.execPath, ['out/sync.js'], { URL: base, KEY: apiKey });
