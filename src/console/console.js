@@ -442,14 +442,13 @@ function renderStatuses(unmapped, mappings) {
   $('mappings').tBodies[0].replaceChildren(...mappings.map((m) => row([m.status, m.phase, when(m.updatedAt)])));
 }
 
-/** The record kinds of data quality: their names, and the lookup's root field (none for load updates: no lookup by permalink). */
-const qualityKinds = {
-  CARRIER: { title: 'Carriers', lookup: 'carrier' },
-  LOAD: { title: 'Loads', lookup: 'load' },
-  LOAD_LEG: { title: 'Load legs', lookup: 'loadLeg' },
-  STOP: { title: 'Stops', lookup: 'stop' },
-  LOAD_UPDATE: { title: 'Load updates', lookup: null },
-};
+/**
+ * The record kinds, in registry order, as the service wrote them into the page (src/http/console.ts
+ * `consoleKinds`): `kind` (IngestRecordKind), `title`, `label`, the GraphQL `type` of its records and
+ * `lookup`, its root field by permalink (null: no lookup, as for load updates).
+ */
+const recordKinds = JSON.parse($('record-kinds').textContent);
+const kindNamed = (kind) => recordKinds.find((k) => k.kind === kind);
 
 const qualityQuery = `query ($source: IngestSource) {
   dataQuality(source: $source) {
@@ -474,7 +473,7 @@ function withCode(text) {
  * the TMS sent), or, for a load update (no lookup by permalink), the permalink as text.
  */
 function recordLink(kind, permalink) {
-  const lookup = qualityKinds[kind]?.lookup;
+  const lookup = kindNamed(kind)?.lookup;
   if (!lookup) return el('code', permalink);
   const button = el('button', permalink, { type: 'button', 'data-lookup': lookup, title: 'Open in the record lookup' });
   button.addEventListener('click', () => openRecord(lookup, permalink));
@@ -545,7 +544,7 @@ function kindCard(k, sourceName) {
       : 'every recommended field present';
   const summary = el('summary');
   summary.append(
-    el('span', qualityKinds[k.kind]?.title ?? k.kind, { class: 'kind-title' }),
+    el('span', kindNamed(k.kind)?.title ?? k.kind, { class: 'kind-title' }),
     ` ${counted(k.records, 'record')} · ${counted(k.writes, 'write')}${sourceName} · `,
     el('span', verdict, { class: 'verdict', 'data-verdict': toMend.length ? 'fix' : 'ok' }),
   );
@@ -694,11 +693,10 @@ async function shapeOf(typeName, feedback) {
 /** A stored value as text: date-times in local time, the rest as stored. */
 const shown = (value, type) => (value === null || value === undefined ? '—' : type === 'DateTime' ? when(value) : String(value));
 
-/** A leg, stop or carrier in the lookup: every field it stores (from the schema), its parents, and its payload history. */
+/** A record of any kind but a load in the lookup (a leg, a stop, a carrier): every field it stores (from the schema), its parents, and its payload history. */
 async function lookUpOther(kind, permalink, feedback) {
   const what = $('lookup-kind').selectedOptions[0].text.toLowerCase();
-  const typeName = kind[0].toUpperCase() + kind.slice(1);
-  const shape = await shapeOf(typeName, feedback);
+  const shape = await shapeOf(recordKinds.find((k) => k.lookup === kind).type, feedback);
   const parents = shape.parents.map((p) => `${p.name} { permalink${p.named ? ' name' : ''} }`).join(' ');
   const data = await graphql(
     `query ($p: String!) { record: ${kind}(permalink: $p, includeDeleted: true) { permalink changedAt deletedAt
@@ -723,10 +721,11 @@ async function lookUpOther(kind, permalink, feedback) {
     const parent = found[p.name];
     if (!parent) pair(p.name, '—');
     else {
-      const lookup = p.type[0].toLowerCase() + p.type.slice(1);
-      const known = [...$('lookup-kind').options].some((o) => o.value === lookup);
-      const link = known ? el('button', parent.permalink, { type: 'button', class: 'link', title: 'Open in the record lookup' }) : el('code', parent.permalink);
-      if (known) link.addEventListener('click', () => openRecord(lookup, parent.permalink));
+      const lookup = recordKinds.find((k) => k.type === p.type)?.lookup;
+      const link = lookup
+        ? el('button', parent.permalink, { type: 'button', class: 'link', title: 'Open in the record lookup' })
+        : el('code', parent.permalink);
+      if (lookup) link.addEventListener('click', () => openRecord(lookup, parent.permalink));
       const value = el('span');
       value.append(...(p.named && parent.name ? [`${parent.name} `] : []), link);
       pair(p.name, value);
@@ -835,6 +834,9 @@ document.addEventListener('DOMContentLoaded', () => {
       return 'Key copied.';
     }),
   );
+  // The lookup's kinds; the load's (its own view, lookUp) first chosen.
+  $('lookup-kind').replaceChildren(...recordKinds.filter((k) => k.lookup).map((k) => el('option', k.label, { value: k.lookup })));
+  $('lookup-kind').value = 'load';
   onSubmit('lookup-form', (feedback) => lookUp($('permalink').value.trim(), feedback));
   $('lookup-kind').addEventListener('change', labelLookup);
   onSubmit('quality-form', (feedback) => loadQuality(feedback));

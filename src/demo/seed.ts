@@ -7,8 +7,8 @@
  * Like a real feed, it leaves a few recommended fields empty on purpose, so the console's data-quality
  * panel has something to show (docs/guides/data-quality.md): `feedGaps`.
  */
-import { recordSpecOf } from '../domain/registry.js';
-import { restPath } from '../domain/shared/record.js';
+import { recordSpecOf, recordSpecs } from '../domain/registry.js';
+import { restPath, type RecordSpec } from '../domain/shared/record.js';
 
 /** Sends one request to the service (global `fetch` against a URL, or `app.fetch` in-process). */
 export type Send = (path: string, init: RequestInit) => Promise<Response>;
@@ -82,10 +82,54 @@ const feedGaps = { legsWithoutKey: 4, deliveriesByWebhook: 3 } as const;
 
 const hours = (base: Date, h: number) => new Date(base.getTime() + h * 3_600_000).toISOString();
 
-/** Every request of the data set, in posting order (parents first). */
-function demoRequests(slug: string, now: Date): { path: string; body: Body; source?: string }[] {
+/** One request of the data set: the route, the body and the `Service-Ingest-Source` it is sent with. */
+export interface DemoRequest {
+  path: string;
+  body: Body;
+  source?: string;
+}
+
+/** The tenant the declarations' body examples are written for (their permalinks end in `-demo`). */
+const exampleTenant = 'demo';
+
+/**
+ * A kind the story of `demoRequests` does not tell of (one added later) is seeded all the same: one
+ * record, its declaration's body example (the OpenAPI document's, `examples` in its zod body) moved
+ * into the tenant `slug`, under the first record of each parent kind among `posted` (an optional
+ * parent with none is left out).
+ */
+export function exampleRequest(spec: RecordSpec, slug: string, posted: readonly DemoRequest[]): DemoRequest {
+  const example = (spec.body.meta()?.examples as Body[] | undefined)?.[0];
+  if (!example) throw new Error(`${spec.kind} declares no body example to seed it from`);
+  const inTenant = (value: unknown) =>
+    value === exampleTenant
+      ? slug
+      : typeof value === 'string' && value.endsWith(`-${exampleTenant}`)
+        ? `${value.slice(0, -exampleTenant.length)}${slug}`
+        : value;
+  const body: Body = Object.fromEntries(Object.entries(example).map(([field, value]) => [field, field.endsWith('_permalink') ? inTenant(value) : value]));
+  for (const parent of spec.parents) {
+    const parentSpec = recordSpecs.find((one) => one.table === parent.table)!;
+    const permalink = posted.find((request) => request.path === restPath(parentSpec))?.body[parentSpec.permalinkField];
+    const ids = parent.idField ? [parent.idField] : [];
+    if (typeof permalink !== 'string') {
+      for (const field of [parent.field, ...ids]) delete body[field];
+      continue;
+    }
+    body[parent.field] = permalink;
+    // A permalink is `<id>-<tenant slug>`.
+    for (const field of ids) body[field] = permalink.slice(0, -(slug.length + 1));
+  }
+  return { path: restPath(spec), body };
+}
+
+/**
+ * Every request of the data set, in posting order (parents first): the story of carriers, loads, legs,
+ * stops and updates, then one record of each kind it does not tell of (`exampleRequest`).
+ */
+function demoRequests(slug: string, now: Date): DemoRequest[] {
   const p = (id: string) => `${id}-${slug}`;
-  const requests: { path: string; body: Body; source?: string }[] = [];
+  const requests: DemoRequest[] = [];
   for (const c of carriers) {
     requests.push({
       path: restPath(recordSpecOf.carrier),
@@ -241,6 +285,7 @@ function demoRequests(slug: string, now: Date): { path: string; body: Body; sour
       });
     }
   });
+  for (const spec of recordSpecs) if (!requests.some((request) => request.path === restPath(spec))) requests.push(exampleRequest(spec, slug, requests));
   return requests;
 }
 

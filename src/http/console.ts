@@ -2,13 +2,40 @@
  * The integration console at `GET /console` (issue 20): a static page, script, styles and icon over the public
  * GraphQL API (no private endpoints). Every asset comes from the repository (`src/console/`) or
  * node_modules (Chart.js), so it works offline; a strict Content-Security-Policy allows scripts,
- * styles and requests from this origin only (no inline script or style).
+ * styles and requests from this origin only (no inline script or style). The page carries the record
+ * kinds of the registry as data (`consoleKinds`), so the console lists a kind added later by itself.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'graphql-yoga';
+import { recordSpecs } from '../domain/registry.js';
+import { camelCase } from '../domain/shared/fields.js';
 import { codeFile } from '../paths.js';
+
+/**
+ * The record kinds as the console names them, in registry order: `kind` as `IngestRecordKind` says it
+ * (data quality's cards), `title` (the cards' heading, the label's plural), `label` and the GraphQL
+ * `type` of its records, and `lookup`: the Query field reading one record by its permalink (the kind's
+ * name in camelCase, `graphql/by-permalink.ts`), or null when the kind has none (load updates).
+ */
+const consoleKinds = recordSpecs.map((spec) => ({
+  kind: spec.kind.toUpperCase(),
+  title: `${spec.label}s`,
+  label: spec.label,
+  type: spec.model,
+  lookup: spec.graphql.rootFields.find((field) => field === camelCase(spec.kind)) ?? null,
+}));
+
+/** The page's data block the kinds are written into (`console.html`: an empty list, `[]`). */
+const kindsBlock = /(<script type="application\/json" id="record-kinds">)\s*\[\]\s*(<\/script>)/;
+
+/** The page with the record kinds in its data block (`<` escaped, so no value can end the block). */
+function withKinds(page: string): string {
+  if (!kindsBlock.test(page)) throw new Error('console.html has no <script type="application/json" id="record-kinds">[]</script>');
+  const kinds = JSON.stringify(consoleKinds).replaceAll('<', '\\u003c');
+  return page.replace(kindsBlock, (_, open: string, close: string) => `${open}${kinds}${close}`);
+}
 
 const consolePaths = {
   page: '/console',
@@ -32,9 +59,9 @@ const contentSecurityPolicy = [
 // src/console/ under tsx, dist/console/ (copied by the build) when compiled.
 const fromRepository = (file: string) => codeFile(`console/${file}`);
 
-/** Path → where its bytes come from and their type; read once, on first request. */
-const assets: Record<string, { source: () => string; type: string }> = {
-  [consolePaths.page]: { source: () => fromRepository('console.html'), type: 'text/html; charset=utf-8' },
+/** Path → where its bytes come from (and what the service writes into them) and their type; read once, on first request. */
+const assets: Record<string, { source: () => string; type: string; fill?: (text: string) => string }> = {
+  [consolePaths.page]: { source: () => fromRepository('console.html'), type: 'text/html; charset=utf-8', fill: withKinds },
   [consolePaths.script]: { source: () => fromRepository('console.js'), type: 'text/javascript; charset=utf-8' },
   [consolePaths.styles]: { source: () => fromRepository('console.css'), type: 'text/css; charset=utf-8' },
   [consolePaths.icon]: { source: () => fromRepository('favicon.svg'), type: 'image/svg+xml' },
@@ -56,7 +83,8 @@ export function useConsole(): Plugin {
       if (!asset) return;
       let body = loaded.get(url.pathname);
       if (body === undefined) {
-        body = readFileSync(asset.source(), 'utf8');
+        const text = readFileSync(asset.source(), 'utf8');
+        body = asset.fill ? asset.fill(text) : text;
         loaded.set(url.pathname, body);
       }
       endResponse(

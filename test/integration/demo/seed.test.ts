@@ -2,8 +2,8 @@
  * `seedDemoData` (behind `npm run seed`) through the real app: every record it posts passes the field
  * rules, the data set covers what issue #11 asks for, and a second run is harmless.
  */
-import { demoStatuses, seedDemoData } from '../../../src/demo/seed.js';
-import { recordKinds, recordSpecOf } from '../../../src/domain/registry.js';
+import { demoStatuses, exampleRequest, seedDemoData, type DemoRequest } from '../../../src/demo/seed.js';
+import { recordKinds, recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';
 import { restPath } from '../../../src/domain/shared/record.js';
 import { apiFor } from '../../helpers/app.js';
 import { describe, expect, test } from '../../fixtures.js';
@@ -160,5 +160,25 @@ describe('demo seed', { timeout: 180_000 }, () => {
     expect(count(again.body.data, stops)).toBe(count(data, stops));
     expect(count(again.body.data, ups)).toBe(count(data, ups));
     expect(again.body.data.statusMappings).toEqual(data.statusMappings);
+  });
+
+  test("a kind the story does not tell of is seeded from its declaration's example, under the records posted before it", async ({ testApp, tenant }) => {
+    // Every kind as if it were new: each posted from its example, in registry order (parents first), each under the ones before.
+    const posted: DemoRequest[] = [];
+    for (const spec of recordSpecs) {
+      const request = exampleRequest(spec, tenant.slug, posted);
+      const res = await testApp.fetch(request.path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': tenant.apiKey },
+        body: JSON.stringify(request.body),
+      });
+      expect([spec.kind, res.status, ((await res.json()) as { status?: string }).status]).toEqual([spec.kind, 200, 'processed']);
+      posted.push(request);
+    }
+    // A leg hangs under the load posted before it, and names it by id as well.
+    const leg = posted.find((request) => request.path === restPath(recordSpecOf.load_leg))!.body;
+    const load = posted.find((request) => request.path === restPath(recordSpecOf.load))!.body;
+    expect(leg.native_system_load_permalink).toBe(load.native_system_load_permalink);
+    expect(`${leg.native_system_load_id as string}-${tenant.slug}`).toBe(load.native_system_load_permalink);
   });
 });

@@ -76,6 +76,43 @@ describe('browser pages', () => {
     expect(await (await testApp.fetch('/console/console.js')).text()).not.toContain('localStorage');
   });
 
+  test("the console page carries the service's record kinds as data: every kind of IngestRecordKind, each kind's lookup a Query field by permalink", async ({
+    testApp,
+    api,
+  }) => {
+    const page = await (await testApp.fetch('/console')).text();
+    const block = /<script type="application\/json" id="record-kinds">([^<]*)<\/script>/.exec(page);
+    expect(block, 'the data block console.js reads its kinds from').not.toBeNull();
+    const kinds = JSON.parse(block![1]!) as { kind: string; title: string; label: string; type: string; lookup: string | null }[];
+    // Checked against the GraphQL API the console talks to (not against the list the page is built from).
+    type TypeRef = { name: string | null; ofType: TypeRef | null };
+    const { data } = (
+      await api.graphql(`{
+        kinds: __type(name: "IngestRecordKind") { enumValues { name } }
+        query: __type(name: "Query") { fields { name args { name } type { name ofType { name ofType { name } } } } }
+      }`)
+    ).body as { data: { kinds: { enumValues: { name: string }[] }; query: { fields: { name: string; args: { name: string }[]; type: TypeRef }[] } } };
+    expect(kinds.map((k) => k.kind).sort()).toEqual(data.kinds.enumValues.map((value) => value.name).sort());
+    const named = (type: TypeRef | null): string | null => (type ? (type.name ?? named(type.ofType)) : null);
+    for (const { kind, title, label, type, lookup } of kinds) {
+      expect(title, kind).toBe(`${label}s`);
+      // The lookup reads one record of the kind's type by its permalink, tombstones too: `<lookup>(permalink:, includeDeleted:)`.
+      const byPermalink = data.query.fields.filter(
+        (field) => named(field.type) === type && ['permalink', 'includeDeleted'].every((arg) => field.args.some((a) => a.name === arg)),
+      );
+      expect(
+        byPermalink.map((field) => field.name),
+        kind,
+      ).toEqual(lookup ? [lookup] : []);
+    }
+    expect(kinds.filter((k) => k.lookup).map((k) => [k.lookup, k.type])).toEqual([
+      ['carrier', 'Carrier'],
+      ['load', 'Load'],
+      ['loadLeg', 'LoadLeg'],
+      ['stop', 'Stop'],
+    ]);
+  });
+
   test('other methods on the pages answer 405, unknown paths the JSON 404', async ({ testApp }) => {
     for (const [method, path, status, code] of [
       ['POST', '/', 405, 'method_not_allowed'],
