@@ -2,8 +2,8 @@
  * EXPLAIN (ANALYZE, BUFFERS) of the statement a bulk write sends (the ingestion use case the routes call,
  * payload history on), on the tenant `big` that bench/board-seed.ts fills (100,000 loads): 500 records of
  * one kind that change 500 stored loads, legs or stops (written first) or add updates to those loads, in a
- * transaction that is rolled back. The write's change events, activity, history and coverage are CTEs of
- * its own statement (decision 0032), so the plan prices them with the rest. Issue 21: what a write costs
+ * transaction that is rolled back. The write's change events, activity and history (its log entries, which
+ * carry field coverage's presence bits) are CTEs of its own statement (decision 0032), so the plan prices them with the rest. Issue 21: what a write costs
  * beyond the plain floor's INSERT.
  *
  *   DATABASE_URL=postgresql://…/<scratch> npx tsx bench/explain-write.ts [load|load_leg|stop|load_update] [--plan]

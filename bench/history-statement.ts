@@ -7,8 +7,8 @@
  *
  *   DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres npx tsx bench/history-statement.ts [rounds] [batch] [concurrency]
  *
- * With `--coverage`, the feature switched on and off is data quality's field coverage (the statement's
- * `coverage` CTE, docs/decisions/0035-data-quality.md) instead, payload history on for both.
+ * With `--coverage`, the feature switched on and off is data quality's field coverage (the presence bits
+ * of the statement's log entries, docs/decisions/0051-derived-from-the-log.md) instead, payload history on for both.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
