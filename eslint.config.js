@@ -89,6 +89,11 @@ export default tseslint.config(
               except: ['**/src/domain/*/schema.ts'],
               message: "the registry reads only the kinds' declarations, so every layer may import it.",
             },
+            {
+              target: './src/domain/declaration',
+              from: ['./src/domain/ingestion', './src/domain/registry.ts'],
+              message: 'the declaration vocabulary sits below the registry; the ingestion engine, above it, uses both.',
+            },
             { target: './src/http', from: './src/graphql', except: ['./context.ts'], message: 'REST shares only the request context with GraphQL.' },
             {
               target: './src/observability',

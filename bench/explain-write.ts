@@ -12,9 +12,9 @@ import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import type { IngestScope } from '../src/domain/shared/ingest.js';
-import { createOperation } from '../src/domain/shared/operation.js';
-import { writeActionOf, type RecordSpec } from '../src/domain/shared/record.js';
+import type { IngestScope } from '../src/domain/ingestion/ingest.js';
+import { createOperation } from '../src/domain/ingestion/operation.js';
+import { writeActionOf, type RecordSpec } from '../src/domain/declaration/record.js';
 import { directScope } from './ingest-scope.js';
 import * as data from './data.js';
 

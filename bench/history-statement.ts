@@ -15,7 +15,7 @@ import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateIfPending } from '../src/db/migrate.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import { createOperation } from '../src/domain/shared/operation.js';
+import { createOperation } from '../src/domain/ingestion/operation.js';
 import { directScope } from './ingest-scope.js';
 import { createTenant } from '../src/domain/tenant/service.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';

@@ -1,5 +1,5 @@
 import type { Database } from '../src/db/database.js';
-import type { IngestScope } from '../src/domain/shared/ingest.js';
+import type { IngestScope } from '../src/domain/ingestion/ingest.js';
 
 /**
  * The scope of a write made by calling the ingestion use case directly (bench/history-statement.ts,

@@ -17,9 +17,9 @@ import { openDatabase } from '../src/db/database.js';
 import { migrateIfPending } from '../src/db/migrate.js';
 import { createPayloadPartitions } from '../src/db/payload-history.js';
 import { recordSpecOf } from '../src/domain/registry.js';
-import type { IngestScope } from '../src/domain/shared/ingest.js';
-import { createOperation } from '../src/domain/shared/operation.js';
-import { writeActionOf } from '../src/domain/shared/record.js';
+import type { IngestScope } from '../src/domain/ingestion/ingest.js';
+import { createOperation } from '../src/domain/ingestion/operation.js';
+import { writeActionOf } from '../src/domain/declaration/record.js';
 import { directScope } from './ingest-scope.js';
 import * as data from './data.js';
 

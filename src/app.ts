@@ -30,7 +30,7 @@ import { useAdminAudit } from './graphql/admin-audit.js';
 import { createDataVersions, useResponseCache } from './graphql/response-cache.js';
 import { restRoutes } from './routes.js';
 import { recordSpecs } from './domain/registry.js';
-import { countedFields } from './domain/shared/record.js';
+import { countedFields } from './domain/declaration/record.js';
 import { maxGraphqlBodyBytes } from './graphql/mask-error.js';
 import { createWebhookMetrics } from './domain/webhook/metrics.js';
 import { createWebhookWorker } from './domain/webhook/worker.js';

@@ -9,7 +9,7 @@ import type { TableStatistics } from './db/table-statistics.js';
 import type { LoadEventHub } from './domain/events/live.js';
 import type { EventSequencer } from './domain/events/sequencer.js';
 import type { IngestRecorder } from './domain/ingest-health/report.js';
-import type { TenantRef } from './domain/shared/tenant-ref.js';
+import type { TenantRef } from './domain/declaration/tenant-ref.js';
 import type { Limits } from './limits/limits.js';
 import type { Logger } from './logger.js';
 

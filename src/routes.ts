@@ -1,5 +1,5 @@
 // Every REST route, in one list (the router, the OpenAPI document and the metrics labels read it).
-import { ingestOperations } from './domain/ingestions.js';
+import { ingestOperations } from './domain/ingestion/operations.js';
 import { bulkIngestRoute, ingestRoute } from './http/ingest-route.js';
 import { buildOpenApiDocument, OpenApiDocumentSchema, type OpenApiDocument } from './http/openapi.js';
 import { defineRoute, type Route } from './http/route.js';

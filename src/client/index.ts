@@ -10,8 +10,8 @@
  * ```
  */
 import { recordKinds, recordSpecOf, type RecordKind } from '../domain/registry.js';
-import { maxBatchRecords, maxBulkBodyBytes } from '../domain/shared/operation.js';
-import { bulkRestPath, restPath, type IngestAction } from '../domain/shared/record.js';
+import { maxBatchRecords, maxBulkBodyBytes } from '../domain/ingestion/operation.js';
+import { bulkRestPath, restPath, type IngestAction } from '../domain/declaration/record.js';
 import { createPacer, type Pacer } from './pacing.js';
 import { backoffMs, defaultRetryPolicy, networkCode, retryableFailure, retryableStatus, retryAfterMs, type RetryPolicy, type RetryReason } from './retry.js';
 import type { BulkRecordError, BulkRecordResult, BulkResult, ChangingKind, DeleteOf, ErrorBody, RecordOf, WriteResult } from './types.js';

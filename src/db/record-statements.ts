@@ -252,7 +252,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   // committed while this statement ran: its `before` is not the row the update replaced, so everything
   // derived from it (events, phase history, the city set) would be false. The statement raises
   // SQLSTATE 40001 instead (migration concurrent_create): all of it rolls back, and the caller runs it
-  // again, when the row is stored and locked like any other (src/domain/shared/ingest.ts).
+  // again, when the row is stored and locked like any other (src/domain/ingestion/ingest.ts).
   const raced = compares ? `, CASE WHEN w.inserted = false AND (r.before).id IS NULL THEN concurrent_create(r.permalink) END AS raced` : '';
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (

@@ -1,7 +1,7 @@
 /**
  * The record-table model: a record table as the write statements see it (its columns, parents,
  * freshness guard, phase, change events, load path, delete cascade and load-level sets), derived from
- * each kind's declaration (`domain/shared/record.ts`) and read by the statements that write it
+ * each kind's declaration (`domain/declaration/record.ts`) and read by the statements that write it
  * (`record-statements.ts`) and by what those statements record (`record-effects.ts`).
  */
 

@@ -8,7 +8,7 @@
  * panel has something to show (docs/guides/data-quality.md): `feedGaps`.
  */
 import { recordSpecOf, recordSpecs } from '../domain/registry.js';
-import { restPath, type RecordSpec } from '../domain/shared/record.js';
+import { restPath, type RecordSpec } from '../domain/declaration/record.js';
 
 /** Sends one request to the service (global `fetch` against a URL, or `app.fetch` in-process). */
 export type Send = (path: string, init: RequestInit) => Promise<Response>;

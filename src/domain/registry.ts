@@ -1,7 +1,7 @@
 /**
  * The record kinds, in the order a TMS posts them the first time. Adding a kind: CONTRIBUTING.md's
  * "Adding a record kind" lists every file it touches (test/unit/kind-checklist.test.ts follows it for
- * each kind of this list). Derived from this list, with nothing to write: its operations (`ingestions.ts`),
+ * each kind of this list). Derived from this list, with nothing to write: its operations (`ingestion/operations.ts`),
  * REST routes, GraphQL mutations, OpenAPI, metrics labels and ingest health's kind enum.
  * This module imports only the kinds' declarations, so every layer may read it (no import circle).
  */

@@ -6,7 +6,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLScalarType } from 'graphql';
 import { createGraphQLError } from 'graphql-yoga';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
-import { isInDateRange } from '../domain/shared/fields.js';
+import { isInDateRange } from '../domain/declaration/fields.js';
 import { AppError } from '../errors.js';
 import type PrismaTypes from '../db/generated/pothos-types.js';
 import { getDatamodel } from '../db/generated/pothos-types.js';

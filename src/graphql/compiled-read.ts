@@ -24,10 +24,10 @@ import { getDatamodel } from '../db/generated/pothos-types.js';
 import { columnOf, jsonFirst, jsonFloat, jsonObject, maxObjectKeys } from '../db/json-tree.js';
 import { isoInstant, literal, quote } from '../db/sql-text.js';
 import { recordSpecs } from '../domain/registry.js';
-import { camelCase } from '../domain/shared/fields.js';
-import type { RecordSpec } from '../domain/shared/record.js';
-import { nulIssues } from '../domain/shared/validate.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import { camelCase } from '../domain/declaration/fields.js';
+import type { RecordSpec } from '../domain/declaration/record.js';
+import { nulIssues } from '../domain/declaration/validate.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
 import { complexityLimit } from './builder.js';
 import type { RequestContext } from './context.js';
 

@@ -1,5 +1,5 @@
 import type { Actor, RequestScope } from '../context.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
 import { AppError } from '../errors.js';
 
 /** GraphQL's context: the shared request scope plus the authenticated actor. */

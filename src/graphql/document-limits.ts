@@ -1,7 +1,7 @@
 /**
  * Limits of a GraphQL request before its operation runs, each the client's error in the contract's codes:
  *
- * - A JSON body is read by REST's rules (`domain/shared/json-body.ts`): UTF-8 (invalid UTF-8 was decoded as U+FFFD
+ * - A JSON body is read by REST's rules (`domain/ingestion/json-body.ts`): UTF-8 (invalid UTF-8 was decoded as U+FFFD
  *   and stored), at most 64 levels of nesting (deeper variables were stored, and from about 2,000 levels
  *   overflowed the stack), a JSON object: 400 `invalid_json`, as REST answers the same body.
  * - A document nested deeper than any real query (`{ viewer { viewer { … } } }` a few thousand levels)
@@ -14,7 +14,7 @@
 import type { GraphQLError, Source } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { AppError } from '../errors.js';
-import { decodeUtf8, parseJsonObject } from '../domain/shared/json-body.js';
+import { decodeUtf8, parseJsonObject } from '../domain/ingestion/json-body.js';
 
 /** The bodies Yoga reads as JSON (`application/json`, `application/graphql+json`). */
 const jsonBody = /^application\/(?:graphql\+)?json\s*(?:;|$)/i;

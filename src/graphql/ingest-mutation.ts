@@ -1,17 +1,17 @@
 /**
- * The GraphQL adapters of the ingestion operations (`domain/shared/operation.ts`), two per operation:
+ * The GraphQL adapters of the ingestion operations (`domain/ingestion/operation.ts`), two per operation:
  * one record (`upsertLoad`, `createLoadUpdate`, `deleteLoad`, …) and a batch (`bulkUpsertLoads`, …),
  * the twins of http/ingest-route.ts's single and bulk routes. An input (derived from the operation's
  * zod body) is turned into the REST body it stands for and handed to the operation's request, which
  * validates, writes and reports to ingest accounting exactly as for REST; its typed answer becomes
  * the result, its errors name the input's (camelCase) fields.
  */
-import { ingestOperations } from '../domain/ingestions.js';
-import type { RecordResult } from '../domain/shared/ingest.js';
-import { openIngestRequest, type BulkResult } from '../domain/shared/ingest-request.js';
-import { batchCost, maxBatchRecords, type IngestOperation } from '../domain/shared/operation.js';
-import type { UpsertOutcome } from '../domain/shared/outcome.js';
-import { suggestionSentence, type FieldSuggestion } from '../domain/shared/hints.js';
+import { ingestOperations } from '../domain/ingestion/operations.js';
+import type { RecordResult } from '../domain/ingestion/ingest.js';
+import { openIngestRequest, type BulkResult } from '../domain/ingestion/ingest-request.js';
+import { batchCost, maxBatchRecords, type IngestOperation } from '../domain/ingestion/operation.js';
+import type { UpsertOutcome } from '../domain/ingestion/outcome.js';
+import { suggestionSentence, type FieldSuggestion } from '../domain/declaration/hints.js';
 import type { AppError, FieldIssue } from '../errors.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { builder } from './builder.js';

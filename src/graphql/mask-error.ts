@@ -2,7 +2,7 @@ import { PothosValidationError } from '@pothos/core';
 import { createGraphQLError, maskError as yogaMaskError, type MaskError, type YogaLogger } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { maxBulkBodyBytes } from '../domain/shared/operation.js';
+import { maxBulkBodyBytes } from '../domain/ingestion/operation.js';
 
 /** Largest /graphql request body: the REST bulk routes' limit, so a 1,000-record bulk mutation fits. */
 export const maxGraphqlBodyBytes = maxBulkBodyBytes;

@@ -7,8 +7,8 @@
  * times) stays in the kind's `graphql.ts`.
  */
 import type { ColumnType } from '../db/record-table.js';
-import { camelCase } from '../domain/shared/fields.js';
-import { describeStoredField, type RecordSpec } from '../domain/shared/record.js';
+import { camelCase } from '../domain/declaration/fields.js';
+import { describeStoredField, type RecordSpec } from '../domain/declaration/record.js';
 import { sharedEnumNamed } from './enums.js';
 
 /** The GraphQL type of a column's SQL type; an enum column's type is the shared enum of its name. */

@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { validationFailed } from '../errors.js';
-import { nulIssues } from '../domain/shared/validate.js';
+import { nulIssues } from '../domain/declaration/validate.js';
 
 // The `graphql` copy Pothos built the schema with (CommonJS; see cli/print-schema.ts): its type checks
 // are `instanceof` checks, which a second (ESM) copy would fail.

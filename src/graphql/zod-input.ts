@@ -13,8 +13,8 @@
 import type { z } from 'zod';
 import { AppError, validationFailed, type FieldIssue } from '../errors.js';
 import { builder } from './builder.js';
-import { camelCase, enumDescriptionsOf } from '../domain/shared/fields.js';
-import { UnreadableRecord } from '../domain/shared/ingest.js';
+import { camelCase, enumDescriptionsOf } from '../domain/declaration/fields.js';
+import { UnreadableRecord } from '../domain/ingestion/ingest.js';
 import { sharedEnum } from './enums.js';
 import { selfValidatingInputs } from './string-arguments.js';
 

@@ -9,7 +9,7 @@ import { AppError } from '../errors.js';
 import type { Actor, Authenticator } from '../context.js';
 import type { Database } from '../db/database.js';
 import { findTenantByApiKey, findTenantBySlug } from '../domain/tenant/service.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
 import type { Clock } from '../clock.js';
 
 export interface AuthOptions {

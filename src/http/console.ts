@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Plugin } from 'graphql-yoga';
 import { recordSpecs } from '../domain/registry.js';
-import { camelCase } from '../domain/shared/fields.js';
+import { camelCase } from '../domain/declaration/fields.js';
 import { codeFile } from '../paths.js';
 
 /**

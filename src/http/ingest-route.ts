@@ -1,13 +1,13 @@
 /**
- * The REST adapters of an ingestion operation (`domain/shared/operation.ts`), single and bulk: hand
+ * The REST adapters of an ingestion operation (`domain/ingestion/operation.ts`), single and bulk: hand
  * the body and the `sync_run_time` query value to the opened request, then write its typed answer as
  * JSON (a single record's contract error is its status code; a bulk record's is its result, with the
  * record's `index` and `permalink`). Every rule of the request is the operation's.
  */
-import type { RecordResult } from '../domain/shared/ingest.js';
-import type { BulkResult, IngestRequest } from '../domain/shared/ingest-request.js';
-import { batchCost, maxBatchRecords, maxBulkBodyBytes, type IngestOperation } from '../domain/shared/operation.js';
-import { DryRunQuery } from '../domain/shared/dry-run.js';
+import type { RecordResult } from '../domain/ingestion/ingest.js';
+import type { BulkResult, IngestRequest } from '../domain/ingestion/ingest-request.js';
+import { batchCost, maxBatchRecords, maxBulkBodyBytes, type IngestOperation } from '../domain/ingestion/operation.js';
+import { DryRunQuery } from '../domain/ingestion/dry-run.js';
 import { BulkResponse, bulkRequestOf, IgnoredSyncRunTimeQuery, SyncRunTimeQuery, UpsertResponse } from './schemas.js';
 import { defineRoute, type RouteContext } from './route.js';
 

@@ -7,7 +7,7 @@
  * bucket. The REST pipeline charges its own routes (plugin.ts).
  */
 import { getOperationAST, Kind, OperationTypeNode, type DocumentNode, type FieldNode } from 'graphql';
-import { batchCost } from '../domain/shared/operation.js';
+import { batchCost } from '../domain/ingestion/operation.js';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../graphql/context.js';
 import type { Limits } from '../limits/limits.js';

@@ -4,18 +4,18 @@
  * dry_run, Service-Ingest-Source, the query's parameter names (400) → Content-Type (415) → size (413) → JSON (400) → handler (validation
  * 400/403, parents 422). A throw becomes the contract's JSON error (database outages 503, else 500
  * without details). Ingest accounting is the ingestion use case's: the pipeline opens the request's
- * ingestion edge (`domain/shared/ingest-request.ts`) and reports through it only the requests
+ * ingestion edge (`domain/ingestion/ingest-request.ts`) and reports through it only the requests
  * rejected before the handler ran.
  */
 import type { Plugin } from 'graphql-yoga';
 import { AppError, toAppError } from '../errors.js';
 import { createRequestScope, type Services } from '../context.js';
-import { openIngestRequest, type IngestRequest } from '../domain/shared/ingest-request.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import { openIngestRequest, type IngestRequest } from '../domain/ingestion/ingest-request.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
 import { noRouteMessage } from './pages.js';
 import { isServicePath } from './paths.js';
 import { assertJsonContentType, queryCheck, readBodyText } from './request.js';
-import { parseJsonObject } from '../domain/shared/json-body.js';
+import { parseJsonObject } from '../domain/ingestion/json-body.js';
 import { requestIdOf } from './request-id.js';
 import { requestAsSent } from './head.js';
 import { errorResponse, json } from './respond.js';

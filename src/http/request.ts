@@ -1,12 +1,12 @@
 /**
  * Reading REST requests: the query's parameter names (400 validation_failed), the body's content type
- * (415), size (413) and JSON (400 invalid_json: syntax, UTF-8, depth: `domain/shared/json-body.ts`,
+ * (415), size (413) and JSON (400 invalid_json: syntax, UTF-8, depth: `domain/ingestion/json-body.ts`,
  * GraphQL's rules too).
  */
 import type { z } from 'zod';
 import { AppError, validationFailed } from '../errors.js';
-import { createFieldHints } from '../domain/shared/hints.js';
-import { decodeUtf8 } from '../domain/shared/json-body.js';
+import { createFieldHints } from '../domain/declaration/hints.js';
+import { decodeUtf8 } from '../domain/ingestion/json-body.js';
 
 /** How much of an unknown parameter's name an answer repeats. */
 const maxEchoedName = 100;

@@ -1,9 +1,9 @@
 /** A REST route: what the router matches, what the pipeline checks, and the handler it calls. */
 import type { z } from 'zod';
 import type { RecordKind } from '../domain/registry.js';
-import type { IngestOperation } from '../domain/shared/operation.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
-import type { IngestRequest } from '../domain/shared/ingest-request.js';
+import type { IngestOperation } from '../domain/ingestion/operation.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
+import type { IngestRequest } from '../domain/ingestion/ingest-request.js';
 import type { RequestScope } from '../context.js';
 
 export interface RouteContext extends RequestScope {

@@ -1,10 +1,10 @@
 /** Response, query and header shapes shared by REST routes and the OpenAPI document. */
 import { z } from 'zod';
 import { errorCodes, type ErrorCode } from '../errors.js';
-import { isoDateTime } from '../domain/shared/fields.js';
+import { isoDateTime } from '../domain/declaration/fields.js';
 import type { Phase } from '../db/generated/prisma/enums.js';
 import { phases } from '../domain/status-mapping/service.js';
-import { maxClockSkewMs } from '../domain/shared/validate.js';
+import { maxClockSkewMs } from '../domain/declaration/validate.js';
 import { acceptableRequestId } from './request-id.js';
 import { noRouteMessage } from './pages.js';
 import { tooLargeMessage } from './request.js';

@@ -11,7 +11,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { TenantRef } from '../domain/shared/tenant-ref.js';
+import type { TenantRef } from '../domain/declaration/tenant-ref.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createAuthFailureThrottle } from './auth-failures.js';

@@ -3,10 +3,10 @@ import type { GraphQLObjectType } from 'graphql';
 import { expect } from 'vitest';
 import type { z } from 'zod';
 import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
-import { enumDescriptionsOf } from '../../src/domain/shared/fields.js';
+import { enumDescriptionsOf } from '../../src/domain/declaration/fields.js';
 import { enumValueName } from '../../src/graphql/enums.js';
 import { schema } from '../../src/graphql/schema.js';
-import { camelCase } from '../../src/domain/shared/fields.js';
+import { camelCase } from '../../src/domain/declaration/fields.js';
 import type { Api } from '../helpers/app.js';
 
 /** Body fields whose values are enums (`stop_type`, `update_type`): GraphQL names their values in UPPER_CASE. */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { recordSpecs, type RecordKind } from '../../src/domain/registry.js';
-import { restPath } from '../../src/domain/shared/record.js';
+import { restPath } from '../../src/domain/declaration/record.js';
 import type { Api } from '../helpers/app.js';
 
 type Tenant = { slug: string };

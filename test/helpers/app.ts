@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createIngestRecorder } from '../../src/domain/ingest-health/recorder.js';
 import { createTenant } from '../../src/domain/tenant/service.js';
-import type { TenantRef } from '../../src/domain/shared/tenant-ref.js';
+import type { TenantRef } from '../../src/domain/declaration/tenant-ref.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from '../setup/database.js';
 import { createTestClock, type TestClock } from './clock.js';

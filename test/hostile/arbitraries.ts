@@ -6,7 +6,7 @@
  * valid so requests reach the database, with hostile parts mixed in.
  */
 import fc from 'fast-check';
-import { toWellFormed } from '../../src/domain/shared/fields.js';
+import { toWellFormed } from '../../src/domain/declaration/fields.js';
 
 /** Payloads that must be stored verbatim, never executed, and never reflected unescaped. */
 export const injectionPayloads = [

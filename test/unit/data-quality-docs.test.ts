@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
-import { recommendedFields } from '../../src/domain/shared/record.js';
+import { recommendedFields } from '../../src/domain/declaration/record.js';
 import { openApiDocument } from '../../src/routes.js';
-import { dateTime, text } from '../../src/domain/shared/fields.js';
+import { dateTime, text } from '../../src/domain/declaration/fields.js';
 
 const guide = readFileSync(new URL('../../docs/guides/data-quality.md', import.meta.url), 'utf8');
 const section = guide.slice(guide.indexOf('<!-- feeds:start -->'), guide.indexOf('<!-- feeds:end -->'));

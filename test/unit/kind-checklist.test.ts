@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
-import type { RecordSpec } from '../../src/domain/shared/record.js';
+import type { RecordSpec } from '../../src/domain/declaration/record.js';
 import { distributedTables } from '../../src/db/distribution.js';
 import { recordObjects } from '../../src/graphql/schema.js';
 import { fullBodies } from '../factories/records.js';

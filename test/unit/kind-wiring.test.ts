@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { loadEventTypes } from '../../src/domain/events/catalog.js';
 import { recordKinds, recordSpecOf, type RecordKind } from '../../src/domain/registry.js';
-import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../src/domain/shared/record.js';
+import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../src/domain/declaration/record.js';
 import { cacheableRootFields } from '../../src/graphql/response-cache.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
 import { restRoutes } from '../../src/routes.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { permalinkField, text } from '../shared/fields.js';
-import { defineRecord } from '../shared/record.js';
+import { permalinkField, text } from '../declaration/fields.js';
+import { defineRecord } from '../declaration/record.js';
 
 /** CarrierUpsert (api-contract.md B). Unknown keys pass through and are kept in `extra`. */
 const CarrierUpsert = z

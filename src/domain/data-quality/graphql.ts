@@ -8,7 +8,7 @@ import { tenantOf } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { pageSize } from '../../graphql/page-sizes.js';
 import { IngestRecordKindEnum } from '../ingest-health/graphql.js';
-import { shownOnlyPrefix } from '../shared/fields.js';
+import { shownOnlyPrefix } from '../declaration/fields.js';
 import {
   futureToleranceMs,
   legGraceMs,

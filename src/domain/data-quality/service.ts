@@ -18,7 +18,7 @@ import { AppError } from '../../errors.js';
 import { readUnmappedStatuses } from '../ingest-health/service.js';
 import type { IngestSourceName } from '../ingest-health/report.js';
 import { recordSpecOf, recordSpecs, type RecordKind } from '../registry.js';
-import { recommendedFields, tableOf, type RecordSpec } from '../shared/record.js';
+import { recommendedFields, tableOf, type RecordSpec } from '../declaration/record.js';
 import { quote } from '../../db/sql-text.js';
 
 /** The window read when no `since` is given: the last 24 hours (api-contract.md F). */

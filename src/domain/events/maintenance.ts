@@ -2,7 +2,7 @@
  * Background upkeep of the change events, run by every instance on an interval (idempotent, so
  * instances may overlap): ingest-health transitions become `ingest_health.state_changed` events,
  * every tenant's events left unnumbered are numbered (sequencer.ts), events older than the
- * retention are deleted, and so are tombstones older than theirs (`shared/tombstones.ts`); field
+ * retention are deleted, and so are tombstones older than theirs (`ingestion/tombstones.ts`); field
  * coverage is rolled up per hour and kept as long as ingest health's counts (`data-quality/maintenance.ts`).
  */
 import type { Clock } from '../../clock.js';
@@ -10,7 +10,7 @@ import type { Database } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { IngestRecorder } from '../ingest-health/report.js';
 import type { EventSequencer } from './sequencer.js';
-import { purgeTombstones } from '../shared/tombstones.js';
+import { purgeTombstones } from '../ingestion/tombstones.js';
 import { maintainFieldCoverage } from '../data-quality/maintenance.js';
 import { periodicJob } from '../../periodic.js';
 import { recordIngestHealthStates } from './ingest-health-states.js';

@@ -6,7 +6,7 @@ import { builder } from '../../graphql/builder.js';
 import { tenantOf } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
-import { restPath } from '../shared/record.js';
+import { restPath } from '../declaration/record.js';
 import { maxRejectedBodyChars, rejectionSampleSize } from './recorder.js';
 import { FieldIssueRef } from '../../graphql/field-issue.js';
 import {

@@ -4,8 +4,8 @@
  */
 import { AppError, type ErrorCode, type FieldIssue } from '../../errors.js';
 import type { RecordKind } from '../registry.js';
-import type { UpsertStatus } from '../shared/outcome.js';
-import type { TenantRef } from '../shared/tenant-ref.js';
+import type { UpsertStatus } from '../ingestion/outcome.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
 
 export const ingestSources = ['pull', 'webhook', 'unspecified'] as const;
 export type IngestSourceName = (typeof ingestSources)[number];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { permalinkField, position, shownOnly, text } from '../shared/fields.js';
-import { defineRecord } from '../shared/record.js';
+import { permalinkField, position, shownOnly, text } from '../declaration/fields.js';
+import { defineRecord } from '../declaration/record.js';
 
 /** LoadLegUpsert (integration-spec.md "Load leg", api-contract.md "LoadLegUpsert additions"). */
 const LoadLegUpsert = z

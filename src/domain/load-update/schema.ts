@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { dateTime, number, oneOf, permalinkField, shownOnly, text, whenValid } from '../shared/fields.js';
-import { defineRecord } from '../shared/record.js';
+import { dateTime, number, oneOf, permalinkField, shownOnly, text, whenValid } from '../declaration/fields.js';
+import { defineRecord } from '../declaration/record.js';
 
 /** The kinds of load update (`update_type`), each with its description. */
 export const loadUpdateTypes = {

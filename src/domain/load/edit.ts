@@ -8,9 +8,9 @@
 import { AppError, validationFailed } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import { buildEditStatement } from '../../db/record-statements.js';
-import { recordTableOf } from '../record-tables.js';
-import type { TenantRef } from '../shared/tenant-ref.js';
-import { assertValid, createValidator } from '../shared/validate.js';
+import { recordTableOf } from '../ingestion/record-tables.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
+import { assertValid, createValidator } from '../declaration/validate.js';
 import { LoadUpsert, loadRecord } from './schema.js';
 
 /** Fields a user may not edit: the load's identity and its tenant. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { permalinkField, shownOnly, text } from '../shared/fields.js';
-import { defineRecord } from '../shared/record.js';
+import { permalinkField, shownOnly, text } from '../declaration/fields.js';
+import { defineRecord } from '../declaration/record.js';
 
 /** LoadUpsert (integration-spec.md "Load", api-contract.md "LoadUpsert additions"). */
 export const LoadUpsert = z

@@ -10,8 +10,8 @@ import { UpsertStatusEnum } from '../../graphql/ingest-mutation.js';
 import { pageSize } from '../../graphql/page-sizes.js';
 import type { IngestSourceName } from '../ingest-health/report.js';
 import { recordSpecs, type RecordKind } from '../registry.js';
-import type { UpsertStatus } from '../shared/outcome.js';
-import { actionsOf } from '../shared/record.js';
+import type { UpsertStatus } from '../ingestion/outcome.js';
+import { actionsOf } from '../declaration/record.js';
 import { payloadHistoryOf, type PayloadRow } from './service.js';
 
 const PayloadRecord = builder.objectRef<PayloadRow>('PayloadRecord').implement({

@@ -1,7 +1,7 @@
 /**
  * Payload history (api-contract.md E, "Payload history"; docs/decisions/0016-payload-history.md): what
  * the TMS sent for a record. The rows are written by the ingestion use case's own statements
- * (shared/ingest.ts, db/payload-history.ts's `historyCte`); this module reads them and keeps the
+ * (ingestion/ingest.ts, db/payload-history.ts's `historyCte`); this module reads them and keeps the
  * table within its retention:
  * - a read answers the newest rows of a record, at most `PAYLOAD_HISTORY_PER_RECORD`, none older
  *   than `PAYLOAD_HISTORY_DAYS` days (exact, whatever the job has pruned yet);

@@ -9,7 +9,7 @@ import type { Phase } from '../../db/generated/prisma/enums.js';
 import type { StatusMapping } from '../../db/generated/prisma/client.js';
 import { Phase as Phases } from '../../db/generated/prisma/enums.js';
 import { buildRephaseStatement } from '../../db/record-statements.js';
-import { recordTableOf } from '../record-tables.js';
+import { recordTableOf } from '../ingestion/record-tables.js';
 import { recordSpecs } from '../registry.js';
 
 export const phases = Object.values(Phases) as Phase[];

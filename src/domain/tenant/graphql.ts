@@ -9,7 +9,7 @@ import { auditAdminChange } from '../../graphql/admin-audit.js';
 import { builder } from '../../graphql/builder.js';
 import { assertAdmin, tenantOf, type RequestContext } from '../../graphql/context.js';
 import { IngestSourceEnum } from '../../graphql/enums.js';
-import type { TenantRef } from '../shared/tenant-ref.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
 import {
   createTenant,
   describeTenant,

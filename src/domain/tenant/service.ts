@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../errors.js';
 import type { Database } from '../../db/database.js';
 import type { IngestSourceName } from '../ingest-health/report.js';
-import type { TenantRef } from '../shared/tenant-ref.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
 
 /** Slugs are the suffix of every permalink: lowercase letters, digits and inner hyphens. */
 export const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/;

@@ -11,7 +11,7 @@ import { gqlData, toInput, upsertMutations } from '../../factories/graphql.js';
 import { apiFor, type Api, type TestApp } from '../../helpers/app.js';
 import { withClockAhead } from '../../helpers/clock.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { countedFields } from '../../../src/domain/shared/record.js';
+import { countedFields } from '../../../src/domain/declaration/record.js';
 import { eventMaintenanceOf } from '../../helpers/maintenance.js';
 
 const adminKey = 'data-quality-admin-key-0123456789abcdef01234';

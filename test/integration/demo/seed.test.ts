@@ -4,7 +4,7 @@
  */
 import { demoStatuses, exampleRequest, seedDemoData, type DemoRequest } from '../../../src/demo/seed.js';
 import { recordKinds, recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';
-import { restPath } from '../../../src/domain/shared/record.js';
+import { restPath } from '../../../src/domain/declaration/record.js';
 import { apiFor } from '../../helpers/app.js';
 import { describe, expect, test } from '../../fixtures.js';
 

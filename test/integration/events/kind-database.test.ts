@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildDeleteStatement, buildUpsertStatement, type UpsertInput } from '../../../src/db/record-statements.js';
 import type { ColumnSpec } from '../../../src/db/record-table.js';
 import type { Sql } from '../../../src/db/database.js';
-import { recordTableOf } from '../../../src/domain/record-tables.js';
+import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';
-import { camelCase } from '../../../src/domain/shared/fields.js';
-import type { RecordSpec } from '../../../src/domain/shared/record.js';
+import { camelCase } from '../../../src/domain/declaration/fields.js';
+import type { RecordSpec } from '../../../src/domain/declaration/record.js';
 import { createTestDatabase, onCitus, type TestDatabase } from '../../setup/database.js';
 
 let database: TestDatabase;

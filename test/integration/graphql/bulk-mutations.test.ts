@@ -4,8 +4,8 @@
  * the REST bulk route for the same records, the same limits, ingest accounting and rate limiting.
  */
 import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { bulkMutationName, bulkRestPath } from '../../../src/domain/shared/record.js';
-import { camelCase } from '../../../src/domain/shared/fields.js';
+import { bulkMutationName, bulkRestPath } from '../../../src/domain/declaration/record.js';
+import { camelCase } from '../../../src/domain/declaration/fields.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { bodyMaker, carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput } from '../../factories/graphql.js';

@@ -9,7 +9,7 @@
 import type { Database } from '../../../src/db/database.js';
 import { loadBody, loadLegBody, stopBody } from '../../factories/records.js';
 import { describe, expect, test } from '../../fixtures.js';
-import { purgeTombstones } from '../../../src/domain/shared/tombstones.js';
+import { purgeTombstones } from '../../../src/domain/ingestion/tombstones.js';
 import { apiFor, resolversApp, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, fullBodies, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, toInput, upsertMutations } from '../../factories/graphql.js';
-import { camelCase } from '../../../src/domain/shared/fields.js';
+import { camelCase } from '../../../src/domain/declaration/fields.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
 import type { Api } from '../../helpers/app.js';
 

@@ -4,7 +4,7 @@ import { printedSchema, schemaPath } from '../../../src/cli/print-schema.js';
 import { LoadUpsert } from '../../../src/domain/load/schema.js';
 import { StopUpsert } from '../../../src/domain/stop/schema.js';
 import { gqlData } from '../../factories/graphql.js';
-import { camelCase } from '../../../src/domain/shared/fields.js';
+import { camelCase } from '../../../src/domain/declaration/fields.js';
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };
 const typeName = (t: TypeRef): string => (t.kind === 'NON_NULL' ? `${typeName(t.ofType!)}!` : t.kind === 'LIST' ? `[${typeName(t.ofType!)}]` : t.name!);

@@ -4,7 +4,7 @@
  */
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { openApiDocument } from '../../../src/routes.js';
-import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { describe, expect, testWith } from '../../fixtures.js';
 import { bodyMaker, loadBody, routes } from '../../factories/records.js';
 import { toInput } from '../../factories/graphql.js';

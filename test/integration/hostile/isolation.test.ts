@@ -16,8 +16,8 @@ import { introspect, resolveRef as resolveSchema, restOperations, selection, typ
 import { kindOf } from '../../../src/http/route.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { errorCodes } from '../../../src/errors.js';
-import { actionsOf, bulkMutationName } from '../../../src/domain/shared/record.js';
-import { operationOf } from '../../../src/domain/ingestions.js';
+import { actionsOf, bulkMutationName } from '../../../src/domain/declaration/record.js';
+import { operationOf } from '../../../src/domain/ingestion/operations.js';
 import { apiFor, createTestApp, uniqueSlug, type TestApp, type TestTenant } from '../../helpers/app.js';
 
 type Body = Record<string, unknown>;

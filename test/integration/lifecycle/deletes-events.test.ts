@@ -5,10 +5,10 @@
  * PostgreSQL; serialised on PGlite, where the same answers must hold).
  */
 import { buildUpsertStatement } from '../../../src/db/record-statements.js';
-import { recordTableOf } from '../../../src/domain/record-tables.js';
+import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
 import { onPostgres } from '../../setup/database.js';
-import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
 import { eventMaintenanceOf } from '../../helpers/maintenance.js';

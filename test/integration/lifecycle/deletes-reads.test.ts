@@ -6,7 +6,7 @@
  */
 import { loadFilterWhere } from '../../../src/domain/load/queries.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { restPath } from '../../../src/domain/shared/record.js';
+import { restPath } from '../../../src/domain/declaration/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { loadLegBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
 import { describe, expect, test } from '../../fixtures.js';

@@ -4,7 +4,7 @@
  * parents, `sync_run_time`, tenancy and ingest accounting.
  */
 import { recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { actionsOf, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
+import { actionsOf, bulkRestPath, mutationName, restPath } from '../../../src/domain/declaration/record.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, readBack } from '../../factories/graphql.js';
 import { describe, expect, test } from '../../fixtures.js';

@@ -9,7 +9,7 @@
  */
 import { onTestFinished } from 'vitest';
 import { recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { bulkMutationName } from '../../../src/domain/shared/record.js';
+import { bulkMutationName } from '../../../src/domain/declaration/record.js';
 import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { setRateLimit } from '../../../src/domain/tenant/service.js';
 import { restRoutes } from '../../../src/routes.js';

@@ -8,7 +8,7 @@
 import { createPayloadPartitions } from '../../../src/db/payload-history.js';
 import { createPayloadHistoryMaintenance, payloadHistoryOf } from '../../../src/domain/payload-history/service.js';
 import { recordKinds, recordSpecOf, recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../../src/domain/shared/record.js';
+import { actionsOf, bulkMutationName, bulkRestPath, mutationName, restPath } from '../../../src/domain/declaration/record.js';
 import { createLogger } from '../../../src/logger.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { gqlData, readBack, toInput, upsertMutations } from '../../factories/graphql.js';

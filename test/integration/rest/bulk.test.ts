@@ -3,7 +3,7 @@
  * outcomes and errors as the single routes, set-based writes, envelope errors rejected whole.
  */
 import { recordSpecs, type RecordKind } from '../../../src/domain/registry.js';
-import { bulkRestPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath } from '../../../src/domain/declaration/record.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import type { Api } from '../../helpers/app.js';

@@ -5,7 +5,7 @@
 import { revokeApiKeys, rotateApiKey } from '../../../src/domain/tenant/service.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
-import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { bodyMaker, fullBodies, routes } from '../../factories/records.js';
 import type { Api, ApiResponse, TestTenant } from '../../helpers/app.js';
 import { expectInvalid, expectProcessed } from './field-rules.js';

@@ -2,7 +2,7 @@
  * The contract's field tables (api-contract.md B, integration-spec.md), restated independently of
  * src/domain/<kind>/schema.ts so the tests can catch a schema that drifts from the contract.
  */
-import type { Importance } from '../../../src/domain/shared/fields.js';
+import type { Importance } from '../../../src/domain/declaration/fields.js';
 
 export type FieldRule =
   | { type: 'string'; max: number }

@@ -5,7 +5,7 @@
  */
 import { openDatabase } from '../../../src/db/database.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { bulkRestPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath } from '../../../src/domain/declaration/record.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, routes } from '../../factories/records.js';
 import { apiFor, createTestApp } from '../../helpers/app.js';

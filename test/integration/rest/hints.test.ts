@@ -4,7 +4,7 @@
  * names that are legacy aliases. REST and GraphQL alike, derived from the kinds' zod bodies.
  */
 import { recordSpecs } from '../../../src/domain/registry.js';
-import { bulkRestPath, restPath } from '../../../src/domain/shared/record.js';
+import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadUpdateBody, routes, seedLoadTree, stopBody } from '../../factories/records.js';
 import { openApiDocument, restRoutes } from '../../../src/routes.js';

@@ -11,7 +11,7 @@
  */
 import type { Database } from '../../db/database.js';
 import { recordSpecs } from '../registry.js';
-import type { RecordSpec } from './record.js';
+import type { RecordSpec } from '../declaration/record.js';
 
 /** A kind keeps tombstones (a `deleted_at` column) unless it is append-only. */
 const keepsTombstones = (spec: RecordSpec) => spec.freshness !== 'append_only';

@@ -1,4 +1,4 @@
-import type { FieldSuggestion } from './hints.js';
+import type { FieldSuggestion } from '../declaration/hints.js';
 
 /** Record-level outcome of an upsert or create (api-contract.md A): always answered with HTTP 200. */
 export type UpsertStatus = 'processed' | 'skipped' | 'duplicate';

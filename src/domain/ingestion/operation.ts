@@ -8,11 +8,20 @@
  * docs/decisions/0030-the-typed-ingestion-operation.md says why.
  */
 import { validationFailed, type FieldIssue } from '../../errors.js';
-import { deleteBodyOf, deleteWordsOf } from './delete.js';
-import { isoDateTime } from './fields.js';
+import { deleteBodyOf, deleteWordsOf } from '../declaration/delete.js';
+import { isoDateTime } from '../declaration/fields.js';
 import { createIngestion, type Ingestion } from './ingest.js';
-import { bulkMutationName, bulkRestPath, mutationName, restPath, syncRunTimeUseOf, type IngestAction, type RecordSpec, type SyncRunTimeUse } from './record.js';
-import { syncRunTimeIssue } from './validate.js';
+import {
+  bulkMutationName,
+  bulkRestPath,
+  mutationName,
+  restPath,
+  syncRunTimeUseOf,
+  type IngestAction,
+  type RecordSpec,
+  type SyncRunTimeUse,
+} from '../declaration/record.js';
+import { syncRunTimeIssue } from '../declaration/validate.js';
 import type { RecordKind } from '../registry.js';
 
 /** Most records one batch (a bulk request or mutation) may carry. */

@@ -11,7 +11,7 @@ import { ingestSourceOf } from '../ingest-health/report.js';
 import { dryRunOf } from './dry-run.js';
 import { permalinkOf, type IngestScope, type RecordResult } from './ingest.js';
 import { batchOf, type IngestOperation, type SyncRunTimeInput } from './operation.js';
-import type { TenantRef } from './tenant-ref.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
 
 /** A single-record request's answer. */
 export interface SingleAnswer {

@@ -59,7 +59,7 @@ const described = <T extends z.ZodType>(schema: T, meaning: string): T => {
 /** What a body field is (its description without importance and request rules), for output types. */
 export function meaningOf(schema: z.ZodType): string {
   const meaning = meanings.get(schema);
-  if (meaning === undefined) throw new Error('zod field without a meaning: build it with the helpers of domain/shared/fields.ts');
+  if (meaning === undefined) throw new Error('zod field without a meaning: build it with the helpers of domain/declaration/fields.ts');
   return meaning;
 }
 

@@ -13,12 +13,12 @@ import { buildDeleteStatement, buildUpsertStatement, type RowResult, type Upsert
 import { AppError, isDataRefusal, isSerializationFailure, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
-import { countedFields, hasValue, type IngestAction, type RecordSpec } from './record.js';
-import { recordTableOf } from '../record-tables.js';
-import type { TenantRef } from './tenant-ref.js';
+import { countedFields, hasValue, type IngestAction, type RecordSpec } from '../declaration/record.js';
+import { recordTableOf } from './record-tables.js';
+import type { TenantRef } from '../declaration/tenant-ref.js';
 import type { RecordKind } from '../registry.js';
-import { createValidator, type ValidRecord } from './validate.js';
-import { createFieldHints, suggestionSentence } from './hints.js';
+import { createValidator, type ValidRecord } from '../declaration/validate.js';
+import { createFieldHints, suggestionSentence } from '../declaration/hints.js';
 
 /** Who writes, where, by which path, and when (the service clock at the start of the request). */
 export interface IngestScope {

@@ -3,12 +3,12 @@
  * the delete of every kind that has one, children first (stops, legs, loads, carriers: the order a TMS
  * removes things in). REST routes, the OpenAPI document and GraphQL mutations are built from it.
  */
-import { tracing } from '../observability/tracing.js';
-import { zeroCounts } from './ingest-health/service.js';
-import { recordSpecs, type RecordKind } from './registry.js';
-import type { RecordResult } from './shared/ingest.js';
-import { createOperation, type IngestOperation } from './shared/operation.js';
-import { actionsOf, writeActionOf, type IngestAction } from './shared/record.js';
+import { tracing } from '../../observability/tracing.js';
+import { zeroCounts } from '../ingest-health/service.js';
+import { recordSpecs, type RecordKind } from '../registry.js';
+import type { RecordResult } from './ingest.js';
+import { createOperation, type IngestOperation } from './operation.js';
+import { actionsOf, writeActionOf, type IngestAction } from '../declaration/record.js';
 
 /** How many of `results` had each outcome (`rejected`: a contract error). */
 function outcomeCounts(results: readonly RecordResult[]) {
