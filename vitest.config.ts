@@ -11,6 +11,12 @@ const cpuBurners = [
   'test/integration/process/stop-bulks.test.ts',
 ];
 
+/**
+ * Test files that change process-wide state a later file in the same worker would inherit (the
+ * OpenTelemetry SDK's global provider): they run with a fresh module graph of their own.
+ */
+const isolated = ['test/integration/observability/tracing.test.ts', 'test/integration/observability/tracing-off.test.ts'];
+
 /** What every database test file gets. */
 const integration = {
   environment: 'node',
@@ -24,7 +30,8 @@ const integration = {
 
 // Projects: `unit` (no database), `integration` (PGlite in memory by default; a fresh PostgreSQL
 // database per test file when DATABASE_URL is set), whose databases are copies of one template
-// migrated once per run (test/setup/template.ts), and `integration-alone` (the CPU burners, after them).
+// migrated once per run (test/setup/template.ts), `integration-isolated` (files that change process-wide
+// state, each with modules of its own) and `integration-alone` (the CPU burners, after them).
 export default defineConfig({
   test: {
     // Most integration time is spent waiting on databases and child processes (the CLI and server
@@ -37,10 +44,15 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...cpuBurners],
+          exclude: [...configDefaults.exclude, ...cpuBurners, ...isolated],
           ...integration,
+          // A worker keeps the modules it imported for its next file (each file still gets its own
+          // database and app): importing the service's modules again for each of some 120 files was
+          // 314 s of the PGlite suite's 781 (CONTRIBUTING.md, measured).
+          isolate: false,
         },
       },
+      { test: { name: 'integration-isolated', include: isolated, ...integration } },
       {
         test: {
           name: 'integration-alone',
