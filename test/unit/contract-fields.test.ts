@@ -12,16 +12,7 @@ import { meaningOf } from '../../src/domain/declaration/fields.js';
 import { describeStoredField, storedFields } from '../../src/domain/declaration/record.js';
 import { recordObjects, schema } from '../../src/graphql/schema.js';
 import { columnOf, prismaEnumValues, prismaModelOfTable } from '../helpers/prisma-schema.js';
-import { carrierFields, type ContractField, loadFields, loadLegFields, loadUpdateFields, stopFields } from '../integration/rest/contract.js';
-
-/** The contract's field tables, restated in the tests (rest/contract.ts). */
-const contractTables: Record<RecordKind, Record<string, ContractField>> = {
-  carrier: carrierFields,
-  load: loadFields,
-  load_leg: loadLegFields,
-  stop: stopFields,
-  load_update: loadUpdateFields,
-};
+import { contractTables } from '../integration/rest/contract.js';
 
 /** The Prisma type each column type of a record mapping is stored as (enums: the enum's own name). */
 const prismaTypeOf = { text: 'String', int: 'Int', float8: 'Float', timestamptz: 'DateTime', jsonb: 'Json' } as const;

@@ -3,6 +3,7 @@
  * src/domain/<kind>/schema.ts so the tests can catch a schema that drifts from the contract.
  */
 import type { Importance } from '../../../src/domain/declaration/fields.js';
+import type { RecordKind } from '../../../src/domain/registry.js';
 
 export type FieldRule =
   | { type: 'string'; max: number }
@@ -120,4 +121,13 @@ export const loadUpdateFields: Record<string, ContractField> = {
   eta: dt('recommended'),
   message: s(2000, 'optional'),
   source: s(100, 'optional'),
+};
+
+/** The contract's field table of each record kind (a kind of the registry missing here is a type error). */
+export const contractTables: { readonly [Kind in RecordKind]: Record<string, ContractField> } = {
+  carrier: carrierFields,
+  load: loadFields,
+  load_leg: loadLegFields,
+  stop: stopFields,
+  load_update: loadUpdateFields,
 };
