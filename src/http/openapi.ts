@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { apiKeyChallenge, errorStatus, type ErrorCode } from '../errors.js';
 import { projectRoot } from '../paths.js';
+import { recordSpecs } from '../domain/registry.js';
 import type { Route } from './route.js';
 import { errorExamples, ErrorResponse, IngestHeaders, RequestHeaders, RequestIdHeader, RetryAfterHeader, AllowHeader } from './schemas.js';
 
@@ -174,13 +175,9 @@ const defaultInfo: OpenApiInfo = {
   ].join(' '),
 };
 
-/** Tag descriptions: one tag per record kind, plus the document itself. */
+/** Tag descriptions: one tag per record kind (its label, described by its declaration), plus the document itself. */
 const tagDescriptions: Record<string, string> = {
-  Carrier: 'Carriers (trucking companies), upserted by their permalink. Post them before the legs that assign them.',
-  Load: 'Loads (orders / bills of lading), upserted by their permalink; the status is mapped to a phase.',
-  'Load leg': 'Legs (routes / movements) of a load with their carrier, driver and reps; the load must exist.',
-  Stop: 'Pickups and deliveries of a leg; the leg must exist.',
-  'Load update': 'Check calls, GPS pings and status remarks; append-only, the load must exist.',
+  ...Object.fromEntries(recordSpecs.map((spec) => [spec.label, spec.rest.about])),
   Meta: 'About the API itself.',
 };
 

@@ -126,7 +126,7 @@ test('a file of src/ (outside the kinds’ own folders) that names every kind is
   const named = new Set(steps().flatMap((step) => step.files));
   const kindFolders = new Set(specs.map((spec) => `domain/${folderOf(spec)}/`));
   const words = (spec: Spec) =>
-    new RegExp(`\\b(${[spec.kind, spec.table, spec.model, camel(spec.kind), spec.kind.toUpperCase(), folderOf(spec)].map(escape).join('|')})\\b`);
+    new RegExp(`\\b(${[spec.kind, spec.table, spec.model, spec.label, camel(spec.kind), spec.kind.toUpperCase(), folderOf(spec)].map(escape).join('|')})\\b`);
   const listers = readdirSync(new URL('src/', root), { recursive: true, encoding: 'utf8' })
     .filter((path) => /\.(ts|js|html)$/.test(path) && !path.startsWith('db/generated/') && ![...kindFolders].some((folder) => path.startsWith(folder)))
     .filter((path) => specs.every((spec) => words(spec).test(read(`src/${path}`))));

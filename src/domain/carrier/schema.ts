@@ -39,6 +39,7 @@ export const carrierRecord = defineRecord({
   rest: {
     collection: 'carriers',
     description: 'Creates or updates one carrier by native_system_carrier_permalink.',
+    about: 'Carriers (trucking companies), upserted by their permalink. Post them before the legs that assign them.',
   },
   graphql: {
     rootFields: ['carrier', 'carriers'],

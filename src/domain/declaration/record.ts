@@ -21,6 +21,8 @@ export interface RestNames {
   collection: string;
   /** What the kind's write (its upsert or create) does, for the OpenAPI document. */
   description: string;
+  /** What the kind is, for its tag in the OpenAPI document (the tag is its label). */
+  about: string;
 }
 
 /** The GraphQL names of a kind: its input type and its ingestion mutation. */

@@ -69,6 +69,7 @@ export const loadLegRecord = defineRecord({
   rest: {
     collection: 'loadlegs',
     description: 'Creates or updates one leg with its carrier, driver and rep assignments. The parent load (and the carrier, when named) must exist.',
+    about: 'Legs (routes / movements) of a load with their carrier, driver and reps; the load must exist.',
   },
   graphql: {
     rootFields: ['loadLeg'],

@@ -78,6 +78,7 @@ export const loadUpdateRecord = defineRecord({
   rest: {
     collection: 'loadupdates',
     description: 'Appends one check call, GPS ping or status remark. A repeated permalink answers duplicate and changes nothing.',
+    about: 'Check calls, GPS pings and status remarks; append-only, the load must exist.',
   },
   graphql: {
     rootFields: [],

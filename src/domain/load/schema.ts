@@ -55,6 +55,7 @@ export const loadRecord = defineRecord({
   rest: {
     collection: 'loads',
     description: 'Creates or updates one load. Create the load before its legs and stops.',
+    about: 'Loads (orders / bills of lading), upserted by their permalink; the status is mapped to a phase.',
   },
   graphql: {
     rootFields: ['load', 'loads'],

@@ -101,6 +101,7 @@ export const stopRecord = defineRecord({
   rest: {
     collection: 'stops',
     description: 'Creates or updates one pickup or delivery. The parent leg must exist.',
+    about: 'Pickups and deliveries of a leg; the leg must exist.',
   },
   graphql: {
     rootFields: ['stop'],
