@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { recordSpecs } from '../../src/domain/registry.js';
-import type { RecordSpec } from '../../src/domain/declaration/record.js';
+import { recommendedFields, type RecordSpec } from '../../src/domain/declaration/record.js';
 import { distributedTables } from '../../src/db/distribution.js';
 import { recordObjects } from '../../src/graphql/schema.js';
 import { fullBodies } from '../factories/records.js';
@@ -77,6 +77,10 @@ const checks: Record<string, (spec: Spec) => string | null> = {
       : `docs/reference/rest.md names no /api/v1/${spec.rest.collection}/ route`,
   'docs/reference/graphql.md': (spec) =>
     read('docs/reference/graphql.md').includes(spec.graphql.mutation) ? null : `docs/reference/graphql.md does not name ${spec.graphql.mutation}`,
+  'docs/guides/data-quality.md': (spec) => {
+    const missing = recommendedFields(spec).filter(({ field }) => !read('docs/guides/data-quality.md').includes(`| \`${field}\``));
+    return missing.length ? `docs/guides/data-quality.md does not list ${missing.map((f) => f.field).join(', ')}` : null;
+  },
   'docs/reference/events.md': (spec) => {
     const missing = spec.changeEvents.filter((type) => !read('docs/reference/events.md').includes(`\`${type}\``));
     return missing.length ? `docs/reference/events.md does not describe ${missing.join(', ')}` : null;
