@@ -41,7 +41,12 @@ async function scripted(steps: Step[]) {
     req.on('end', () => step(req, res));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({ close: () => server.close() && server.closeAllConnections() });
+  servers.push({
+    close() {
+      server.close();
+      server.closeAllConnections();
+    },
+  });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts: () => attempts };
 }
 

@@ -78,7 +78,8 @@ const checks: Record<string, (spec: Spec) => string | null> = {
   'docs/reference/graphql.md': (spec) =>
     read('docs/reference/graphql.md').includes(spec.graphql.mutation) ? null : `docs/reference/graphql.md does not name ${spec.graphql.mutation}`,
   'docs/guides/data-quality.md': (spec) => {
-    const missing = recommendedFields(spec).filter(({ field }) => !read('docs/guides/data-quality.md').includes(`| \`${field}\``));
+    const guide = read('docs/guides/data-quality.md');
+    const missing = recommendedFields(spec).filter(({ field }) => !guide.includes(`| \`${field}\``));
     return missing.length ? `docs/guides/data-quality.md does not list ${missing.map((f) => f.field).join(', ')}` : null;
   },
   'docs/reference/events.md': (spec) => {
