@@ -10,7 +10,7 @@
  */
 import { historyCte } from './payload-history.js';
 import { activityCte, changeEffects, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
-import type { CascadeTable, ColumnSpec, RecordTable } from './record-table.js';
+import type { CascadeTable, ColumnSpec, ParentColumn, RecordTable } from './record-table.js';
 
 /**
  * SQL for the phase of a status (both arguments SQL expressions), looked up in the tenant's status
@@ -25,15 +25,22 @@ const q = (identifier: string) => `"${identifier}"`;
 const keepUnlessSent = (column: string, present: string, value: string, sentColumn = column) =>
   `${q(column)} = CASE WHEN '${sentColumn}' = ANY(${present}::text[]) THEN ${value} ELSE t.${q(column)} END`;
 
-/** One record to write: its permalink, its column values (in `columns` order) and its parents' permalinks. */
+/** One record to write: its permalink, its column values and its parents' permalinks, each by column name. */
 export interface UpsertRow {
   permalink: string;
-  /** Column values in `columns` order (undefined → NULL); date-times as ISO 8601 strings or Dates. */
-  values: readonly unknown[];
-  /** Parent permalinks in `parents` order (null → none given). */
-  parents: readonly (string | null)[];
+  /** Column values by column name (absent or undefined → NULL); date-times as ISO 8601 strings or Dates. */
+  values: Readonly<Record<string, unknown>>;
+  /** Parent permalinks by the parent's column (`load_id`; absent or null → none given). */
+  parents: Readonly<Record<string, string | null>>;
   extra: Record<string, unknown>;
 }
+
+/**
+ * The name under which a row carries its parent's permalink (into the statement, as a field of its
+ * JSON row) and under which the statement answers whether it found the parent.
+ */
+const parentPermalink = (parent: ParentColumn) => `${parent.column}_permalink`;
+const parentFound = (parent: ParentColumn) => `${parent.column}_found`;
 
 /**
  * What the log entries of a statement record (db/payload-history.ts's `historyCte`; a statement built
@@ -73,8 +80,8 @@ export interface RowResult {
   tombstone?: 'deleted' | 'already_deleted' | 'not_found' | 'skipped';
   /** Tables with a phase: the phase the written row's status maps to (null when nothing was written or it has none). */
   phase?: string | null;
-  /** For each parent, whether it was found (null when no permalink was given). */
-  parents: (boolean | null)[];
+  /** By the parent's column, whether it was found (null when no permalink was given). */
+  parents: Record<string, boolean | null>;
 }
 
 export interface UpsertStatement {
@@ -92,20 +99,23 @@ export interface UpsertStatement {
 }
 
 /**
- * SQL for the permalink of the load an input row (`i`, its parents' permalinks `p<n>`) belongs to: the
+ * SQL for the permalink of the load an input row (`i`, with its parents' permalinks) belongs to: the
  * order every write takes its locks in (none for tables under no load, or for loads: their own).
  */
 function loadOrder(spec: RecordTable): string[] {
   const path = spec.loadPath;
   if (!path?.length) return [];
-  const first = spec.parents.findIndex((p) => p.column === path[0]!.column);
-  if (first < 0) throw new Error(`${spec.table}: its load path starts at ${path[0]!.column}, no parent`);
-  if (path.length === 1) return [`i.p${first}`];
+  const first = spec.parents.find((p) => p.column === path[0]!.column);
+  if (!first) throw new Error(`${spec.table}: its load path starts at ${path[0]!.column}, no parent`);
+  const permalink = `i.${q(parentPermalink(first))}`;
+  if (path.length === 1) return [permalink];
   // Up the chain from the first parent (found by its permalink) to the load, each hop in the tenant.
   const hops = path
     .slice(1)
     .map((hop, n) => `JOIN ${q(hop.table)} h${n + 1} ON h${n + 1}.tenant_id = h${n}.tenant_id AND h${n + 1}.id = h${n}.${q(hop.column)}`);
-  return [`(SELECT h${path.length - 1}.permalink FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.p${first})`];
+  return [
+    `(SELECT h${path.length - 1}.permalink FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = ${permalink})`,
+  ];
 }
 
 /** What a statement records besides its rows, and for how many rows it is planned. */
@@ -157,21 +167,32 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   const present = '$5';
   // How many parameters precede the log entries'.
   const fixedParams = appendOnly ? 3 : 5;
-  const value = (i: number) => `r.v${i}`;
-  const parent = (i: number) => `r.p${i}`;
-  const statusIndex = spec.phase ? columns.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
-  if (spec.phase && statusIndex < 0) throw new Error(`${spec.table}: phase status column ${spec.phase.statusColumn} is not a column`);
-
-  const recordset = ['ord int', 'permalink text', 'extra jsonb', ...columns.map((c, i) => `v${i} ${c.type}`), ...spec.parents.map((_, i) => `p${i} text`)].join(
-    ', ',
-  );
+  // The input rows carry every value under its column's name, each parent's permalink under its
+  // `parentPermalink`; the rows CTE adds the parent's id under the parent's column.
+  const value = (column: string) => `r.${q(column)}`;
+  const given = (p: ParentColumn) => `r.${q(parentPermalink(p))}`;
+  const found = (p: ParentColumn) => `r.${q(p.column)}`;
+  if (spec.phase && !columns.some((c) => c.column === spec.phase!.statusColumn)) {
+    throw new Error(`${spec.table}: phase status column ${spec.phase.statusColumn} is not a column`);
+  }
+  const fields = [
+    ['ord', 'int'],
+    ['permalink', 'text'],
+    ['extra', 'jsonb'],
+    ...columns.map((c) => [c.column, c.type]),
+    ...spec.parents.map((p) => [parentPermalink(p), 'text']),
+  ];
+  const names = [...fields.map(([name]) => name), ...spec.parents.map((p) => p.column)];
+  if (new Set(names).size !== names.length) throw new Error(`${spec.table}: a column's name is taken twice in the statement's rows (${names.join(', ')})`);
+  const recordset = fields.map(([name, type]) => `${q(name!)} ${type}`).join(', ');
   // A deleted parent (a tombstone) is no parent: the record answers parent_not_found. The lookup
   // takes the lock the foreign key check takes anyway (KEY SHARE: no conflict with other writers of
   // the parent), a moment earlier: a delete of the parent (FOR UPDATE) in flight is waited for and
   // the parent read again, so a child never lands live under a parent deleted meanwhile, and a
   // delete waits for a child being written, whose cascade then reaches it.
   const parentIds = spec.parents.map(
-    (p, i) => `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.p${i} AND deleted_at IS NULL FOR KEY SHARE) AS parent_${i}`,
+    (p) =>
+      `(SELECT id FROM ${q(p.table)} WHERE tenant_id = $1::uuid AND permalink = i.${q(parentPermalink(p))} AND deleted_at IS NULL FOR KEY SHARE) AS ${q(p.column)}`,
   );
   // A record deeper under a load (a stop) locks its load first, as a leg locks its load: every writer
   // under a load takes the load's lock before its parent's, in the order a load's delete takes them
@@ -179,12 +200,12 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   const order = loadOrder(spec);
   if (spec.loadPath && spec.loadPath.length > 1) {
     const path = spec.loadPath;
-    const first = spec.parents.findIndex((p) => p.column === path[0]!.column);
+    const first = spec.parents.find((p) => p.column === path[0]!.column)!;
     const hops = path
       .slice(1)
       .map((hop, n) => `JOIN ${q(hop.table)} h${n + 1} ON h${n + 1}.tenant_id = h${n}.tenant_id AND h${n + 1}.id = h${n}.${q(hop.column)}`);
     parentIds.unshift(
-      `(SELECT h${path.length - 1}.id FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.p${first} FOR KEY SHARE OF h${path.length - 1}) AS load_lock`,
+      `(SELECT h${path.length - 1}.id FROM ${q(path[0]!.table)} h0 ${hops.join(' ')} WHERE h0.tenant_id = $1::uuid AND h0.permalink = i.${q(parentPermalink(first))} FOR KEY SHARE OF h${path.length - 1}) AS load_lock`,
     );
   }
   // The stored row before the write, locked now (the lock the write takes anyway), in the write's
@@ -201,13 +222,13 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   const storedBefore = `ROW(${stored.map((column) => `(r.before).${q(column)}`).join(', ')})`;
 
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
-  const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((_, i) => value(i))];
-  spec.parents.forEach((p, i) => {
+  const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((c) => value(c.column))];
+  spec.parents.forEach((p) => {
     insertColumns.push(p.column);
-    insertValues.push(`r.parent_${i}`);
+    insertValues.push(found(p));
   });
   if (spec.phase) {
-    const status = value(statusIndex);
+    const status = value(spec.phase.statusColumn);
     insertColumns.push('phase');
     insertValues.push(
       spec.phase.withoutStatus === null
@@ -225,7 +246,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     insertValues.push(`COALESCE(${syncRunTime}, $2::timestamptz)`, '$2::timestamptz', '$2::timestamptz');
   }
 
-  const parentsFound = spec.parents.map((p, i) => (p.required ? `r.parent_${i} IS NOT NULL` : `(${parent(i)} IS NULL OR r.parent_${i} IS NOT NULL)`));
+  const parentsFound = spec.parents.map((p) => (p.required ? `${found(p)} IS NOT NULL` : `(${given(p)} IS NULL OR ${found(p)} IS NOT NULL)`));
 
   // An absent field keeps its stored value; a field sent (even as null) replaces it.
   const sent = (column: string) => keepUnlessSent(column, present, `EXCLUDED.${q(column)}`);
@@ -278,7 +299,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
     ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${logged ? historyCtes() : ''}
-  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((_, i) => `, CASE WHEN ${parent(i)} IS NULL THEN NULL ELSE r.parent_${i} IS NOT NULL END AS parent_${i}`).join('')}${raced}
+  SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((p) => `, CASE WHEN ${given(p)} IS NULL THEN NULL ELSE ${found(p)} IS NOT NULL END AS ${q(parentFound(p))}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
 
   /** The log entries of the settled rows: source, request id and query, then the bodies and the presence if recorded. */
@@ -305,12 +326,8 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
     params(input) {
       const rows = input.rows.map((row, ord) => {
         const record: Record<string, unknown> = { ord, permalink: row.permalink, extra: row.extra };
-        row.values.forEach((v, i) => {
-          record[`v${i}`] = v ?? null;
-        });
-        row.parents.forEach((p, i) => {
-          record[`p${i}`] = p;
-        });
+        for (const { column } of columns) record[column] = row.values[column] ?? null;
+        for (const p of spec.parents) record[parentPermalink(p)] = row.parents[p.column] ?? null;
         return record;
       });
       // Both drivers serialise an array for text[]; the rows go as one JSON text.
@@ -330,12 +347,13 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       return all;
     },
     read(rows, count) {
-      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: spec.parents.map(() => null) }));
+      const none = () => Object.fromEntries(spec.parents.map((p) => [p.column, null]));
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: none() }));
       for (const row of rows) {
         results[row.ord as number] = {
           inserted: (row.inserted as boolean | null) ?? null,
           ...(spec.phase ? { phase: (row.phase as string | null) ?? null } : {}),
-          parents: spec.parents.map((_, i) => (row[`parent_${i}`] as boolean | null) ?? null),
+          parents: Object.fromEntries(spec.parents.map((p) => [p.column, (row[parentFound(p)] as boolean | null) ?? null])),
         };
       }
       return results;
@@ -349,8 +367,8 @@ export interface EditInput {
   now: Date;
   present: string[];
   extra: Record<string, unknown>;
-  /** Values of the editable columns, in their order (undefined → NULL). */
-  values: unknown[];
+  /** Values of the editable columns by column name (absent or undefined → NULL). */
+  values: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -359,12 +377,12 @@ export interface EditInput {
  * edit counts as the freshest write (`fresh_at` and `changed_at` are the service clock).
  */
 export function buildEditStatement(spec: RecordTable, editable: readonly ColumnSpec[]) {
-  // $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per column.
-  const value = (i: number) => `$${6 + i}`;
-  const statusIndex = spec.phase ? editable.findIndex((c) => c.column === spec.phase!.statusColumn) : -1;
+  // $1 tenant, $2 permalink, $3 now, $4 columns present, $5 extra, then one value per editable column.
+  const value = (column: string) => `$${6 + editable.findIndex((c) => c.column === column)}`;
+  const status = spec.phase && editable.some((c) => c.column === spec.phase!.statusColumn) ? spec.phase.statusColumn : null;
   const set = [
-    ...editable.map((c, i) => keepUnlessSent(c.column, '$4', `${value(i)}::${c.type}`)),
-    ...(spec.phase && statusIndex >= 0 ? [keepUnlessSent('phase', '$4', phaseSql('$1::uuid', value(statusIndex)), spec.phase.statusColumn)] : []),
+    ...editable.map((c) => keepUnlessSent(c.column, '$4', `${value(c.column)}::${c.type}`)),
+    ...(status ? [keepUnlessSent('phase', '$4', phaseSql('$1::uuid', value(status)), status)] : []),
     'extra = t.extra || $5::jsonb',
     'fresh_at = $3::timestamptz',
     'changed_at = $3::timestamptz',
@@ -373,7 +391,14 @@ export function buildEditStatement(spec: RecordTable, editable: readonly ColumnS
   return {
     name: `edit_${spec.name}`,
     text,
-    params: (input: EditInput) => [input.tenantId, input.permalink, input.now, input.present, input.extra, ...input.values.map((v) => v ?? null)],
+    params: (input: EditInput) => [
+      input.tenantId,
+      input.permalink,
+      input.now,
+      input.present,
+      input.extra,
+      ...editable.map((c) => input.values[c.column] ?? null),
+    ],
   };
 }
 
@@ -582,10 +607,10 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
       return [...all, JSON.stringify(input.history.bodies), input.history.source, input.history.requestId, input.history.query];
     },
     read(rows, count) {
-      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: [] }));
+      const results: RowResult[] = Array.from({ length: count }, () => ({ inserted: null, parents: {} }));
       for (const row of rows) {
         const tombstone = row.tombstone as NonNullable<RowResult['tombstone']>;
-        results[row.ord as number] = { inserted: tombstone === 'deleted' ? false : null, parents: [], tombstone };
+        results[row.ord as number] = { inserted: tombstone === 'deleted' ? false : null, parents: {}, tombstone };
       }
       return results;
     },

@@ -193,32 +193,44 @@ describe('request bodies', () => {
 
 describe('upsert statement parameters', () => {
   const statement = buildUpsertStatement(recordTableOf(loadLegRecord));
-  test('fixed parameters, then the rows as one JSON array: one value per column (undefined → null), then parent permalinks', () => {
+  test('fixed parameters, then the rows as one JSON array: each value under its column (absent or undefined → null), each parent permalink beside it', () => {
     const params = statement.params({
       tenantId: tenant.id,
       now,
       syncRunTime: null,
       present: ['tms_id'],
-      rows: [{ permalink: 'G1-acme', extra: { a: 1 }, values: ['G1', undefined], parents: ['L1-acme', null] }],
+      rows: [{ permalink: 'G1-acme', extra: { a: 1 }, values: { tms_id: 'G1', sequence: undefined }, parents: { load_id: 'L1-acme' } }],
     });
     expect(params).toEqual([tenant.id, now, expect.any(String), null, ['tms_id']]);
-    expect(JSON.parse(params[2] as string)).toEqual([{ ord: 0, permalink: 'G1-acme', extra: { a: 1 }, v0: 'G1', v1: null, p0: 'L1-acme', p1: null }]);
+    const [row] = JSON.parse(params[2] as string) as Record<string, unknown>[];
+    expect(row).toMatchObject({
+      ord: 0,
+      permalink: 'G1-acme',
+      extra: { a: 1 },
+      tms_id: 'G1',
+      sequence: null,
+      load_id_permalink: 'L1-acme',
+      carrier_id_permalink: null,
+    });
+    // Every column travels, the absent ones as null (the keep-unless-sent rule reads `present`, not the row).
+    expect(Object.keys(row!)).toHaveLength(3 + recordTableOf(loadLegRecord).columns.length + 2);
+    expect(row!.status).toBeNull();
     expect(statement.text).toContain('$5');
     expect(statement.text).not.toContain('$6');
   });
-  test('reads which parents were found, in input order (rows the statement did not return were not written)', () => {
+  test('reads which parents were found, by column, in input order (rows the statement did not return were not written)', () => {
     expect(
       statement.read(
         [
-          { ord: 1, inserted: true, parent_0: true, parent_1: null },
-          { ord: 0, inserted: null, parent_0: false, parent_1: null },
+          { ord: 1, inserted: true, load_id_found: true, carrier_id_found: null },
+          { ord: 0, inserted: null, load_id_found: false, carrier_id_found: null },
         ],
         3,
       ),
     ).toEqual([
-      { inserted: null, parents: [false, null] },
-      { inserted: true, parents: [true, null] },
-      { inserted: null, parents: [null, null] },
+      { inserted: null, parents: { load_id: false, carrier_id: null } },
+      { inserted: true, parents: { load_id: true, carrier_id: null } },
+      { inserted: null, parents: { load_id: null, carrier_id: null } },
     ]);
   });
 });

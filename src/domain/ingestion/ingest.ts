@@ -188,12 +188,14 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
   /** A valid record as a statement row, with the columns its body carried; throws when a required parent cannot be named. */
   function toRow(tenant: TenantRef, { body, extra }: ValidRecord) {
     const present: string[] = [];
-    const values = columnEntries.map(([field, { column }]) => {
-      if (!(field in body)) return null;
+    const values: Record<string, unknown> = {};
+    for (const [field, { column }] of columnEntries) {
+      if (!(field in body)) continue;
       present.push(column);
-      return body[field];
-    });
-    const resolved = parents.map((parent) => {
+      values[column] = body[field];
+    }
+    const resolved: Record<string, string | null> = {};
+    for (const parent of parents) {
       const permalink = body[parent.field];
       const id = parent.idField ? body[parent.idField] : undefined;
       const named = typeof permalink === 'string' ? permalink : typeof id === 'string' && id ? `${id}-${tenant.slug}` : null;
@@ -203,8 +205,8 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
           { field: parent.field, issue: `is null and ${parent.idField ?? 'no TMS id'} does not name the parent either` },
         ]);
       }
-      return named;
-    });
+      resolved[parent.column] = named;
+    }
     return { row: { permalink: body[spec.permalinkField] as string, values, parents: resolved, extra }, present };
   }
 
@@ -328,8 +330,10 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       ok: true,
       outcome: { status, message: message + hintFor(unknownFields) + suggestionSentence(suggestions), permalink, unknownFields, suggestions, ...phase },
     });
-    const missing = parents.flatMap((parent, i) =>
-      result.parents[i] === false ? [{ field: parent.field, issue: `no record with permalink ${row.parents[i]} exists for this tenant` }] : [],
+    const missing = parents.flatMap((parent) =>
+      result.parents[parent.column] === false
+        ? [{ field: parent.field, issue: `no record with permalink ${row.parents[parent.column]} exists for this tenant` }]
+        : [],
     );
     if (missing.length) {
       const fields = missing.map((m) => m.field).join(', ');

@@ -44,7 +44,7 @@ export async function editLoad({ db, tenant, permalink, patch, now }: EditLoadIn
     throw validationFailed([{ field: 'patch', issue: 'must change at least one field' }]);
   }
   const present = columns.filter(([field]) => field in body).map(([, c]) => c.column);
-  const values = columns.map(([field]) => body[field]);
+  const values = Object.fromEntries(columns.map(([field, c]) => [c.column, body[field]]));
   const params = statement.params({ tenantId: tenant.id, permalink, now, present, extra, values });
   const [row] = await db.sql.query<{ id: string }>(statement.text, params, statement.name);
   if (!row) throw new AppError('not_found', `No load ${permalink} in this tenant.`, [{ field: 'permalink', issue: 'names no load of this tenant' }]);

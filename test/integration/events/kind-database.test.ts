@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildDeleteStatement, buildUpsertStatement, type UpsertInput } from '../../../src/db/record-statements.js';
-import type { ColumnSpec } from '../../../src/db/record-table.js';
+import type { ColumnSpec, RecordTable } from '../../../src/db/record-table.js';
 import type { Sql } from '../../../src/db/database.js';
 import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf, recordSpecs } from '../../../src/domain/registry.js';
@@ -58,6 +58,12 @@ function valueOf(column: ColumnSpec, n: number): unknown {
   return `v${n}`;
 }
 
+/** Every column of the table set to a value of its type, by column name. */
+const fullValues = (table: RecordTable) => Object.fromEntries(table.columns.map((c, i) => [c.column, valueOf(c, i + 1)]));
+
+/** The table's parents' permalinks by column, from permalinks by parent table. */
+const parentsOf = (table: RecordTable, parents: Record<string, string>) => Object.fromEntries(table.parents.map((p) => [p.column, parents[p.table] ?? null]));
+
 /** Writes one record of the kind with every column set and its parents named; returns its permalink. */
 async function writeFull(sql: Sql, spec: RecordSpec, parents: Record<string, string>, suffix = ''): Promise<string> {
   const table = recordTableOf(spec);
@@ -68,7 +74,7 @@ async function writeFull(sql: Sql, spec: RecordSpec, parents: Record<string, str
     now: new Date(),
     syncRunTime: null,
     present: [...table.columns.map((c) => c.column), ...table.parents.map((p) => p.column)],
-    rows: [{ permalink, values: table.columns.map((c, i) => valueOf(c, i + 1)), parents: table.parents.map((p) => parents[p.table] ?? null), extra: {} }],
+    rows: [{ permalink, values: fullValues(table), parents: parentsOf(table, parents), extra: {} }],
   };
   const rows = await sql.query<{ inserted: boolean | null }>(statement.text, statement.params(input), statement.name);
   expect(rows[0]?.inserted, `${spec.kind}: written`).not.toBeNull();
@@ -146,7 +152,7 @@ describe('no procedural work per record', () => {
           now: new Date(),
           syncRunTime: null,
           present: [],
-          rows: Array.from({ length: 20 }, (_, i) => ({ permalink: `load-bulk${i}-kinds`, values: [], parents: [], extra: {} })),
+          rows: Array.from({ length: 20 }, (_, i) => ({ permalink: `load-bulk${i}-kinds`, values: {}, parents: {}, extra: {} })),
           history: { bodies: Array.from({ length: 20 }, () => ({})), source: 'pull', requestId: null, query: null },
         };
         await sql.query(load.text, load.params(input), load.name);
@@ -178,8 +184,8 @@ describe('a single-record write is planned for one row', () => {
         rows: [
           {
             permalink: `${kind}-plan`,
-            values: table.columns.map((c, i) => valueOf(c, i + 1)),
-            parents: table.parents.map((p) => parents[p.table] ?? null),
+            values: fullValues(table),
+            parents: parentsOf(table, parents),
             extra: {},
           },
         ],

@@ -276,8 +276,8 @@ describe('a delete and a child written under its record at the same time (Postgr
           rows: [
             {
               permalink: leg.native_system_load_leg_permalink as string,
-              values: table.columns.map(() => null),
-              parents: [load.native_system_load_permalink as string, null],
+              values: {},
+              parents: { load_id: load.native_system_load_permalink as string },
               extra: {},
             },
           ],
