@@ -105,6 +105,40 @@ export async function inPoolTransaction<T>(pool: pg.Pool, work: (client: pg.Pool
  */
 export const sessionOptions = '-c max_parallel_workers_per_gather=0';
 
+/** Prisma's operations that read relations (`include`, or a relation in `select`). */
+const relationReads = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow']);
+
+/**
+ * On a Citus coordinator, Prisma's reads load each relation with a query of its own
+ * (`relationLoadStrategy: 'query'`: `… WHERE (tenant_id, id) IN (…)`, the parents' tenant as a value)
+ * instead of a `LATERAL` join, which Citus cannot route to one shard when the relation is to-one (a stop's
+ * `leg`, a leg's `load` and `carrier`, a load's `activity`): Prisma takes no `where` there to name the tenant
+ * (docs/explanation/scaling.md). The rows are the same; on plain PostgreSQL the joins stay (one statement
+ * per read). Whether the database is Citus is asked once, at the first read (not at open: the service
+ * starts while its database is down).
+ */
+function relationsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaClient {
+  let citus: Promise<boolean> | undefined;
+  const onCitus = () =>
+    (citus ??= pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`).then(
+      (result) => result.rows.length > 0,
+      () => {
+        citus = undefined;
+        return false;
+      },
+    ));
+  // The extended client has PrismaClient's methods and types; only its reads' options change.
+  return prisma.$extends({
+    query: {
+      $allModels: {
+        async $allOperations({ operation, args, query }) {
+          return query(relationReads.has(operation) && (await onCitus()) ? { relationLoadStrategy: 'query', ...args } : args);
+        },
+      },
+    },
+  }) as unknown as PrismaClient;
+}
+
 export async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max, options: sessionOptions });
   const listeners = listenerSet();
@@ -112,7 +146,7 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
   pool.on('error', onPoolError);
   const statements = statementObserver(postgresTarget(url));
   const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.observe);
-  const prisma = new PrismaClient({ adapter: adapterFactory });
+  const prisma = relationsByQueryOnCitus(new PrismaClient({ adapter: adapterFactory }), pool);
   return {
     kind: 'postgres',
     prisma,

@@ -9,6 +9,16 @@ import { bodyMaker, routes } from '../../factories/records.js';
 import { allDistributed, referenceTables } from '../../../src/db/distribution.js';
 import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { onCitus } from '../../setup/database.js';
+import type { Sql } from '../../../src/db/database.js';
+
+/** The database's executions so far that ran on one shard and on several (`citus_stat_counters`). */
+async function counters(sql: Sql) {
+  const [row] = await sql.query<{ single: string; multi: string }>(
+    `SELECT query_execution_single_shard::text AS single, query_execution_multi_shard::text AS multi FROM citus_stat_counters WHERE name = current_database()`,
+    [],
+  );
+  return { single: Number(row!.single), multi: Number(row!.multi) };
+}
 
 describe('on a Citus cluster', () => {
   test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): every table is placed as declared, colocated with loads', async ({ testApp }) => {
@@ -28,15 +38,8 @@ describe('on a Citus cluster', () => {
 
   test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters', async ({ testApp, tenant, api }) => {
     const { db } = testApp.database;
-    const counters = async () =>
-      (
-        await db.sql.query<{ single: string; multi: string }>(
-          `SELECT query_execution_single_shard::text AS single, query_execution_multi_shard::text AS multi FROM citus_stat_counters WHERE name = current_database()`,
-          [],
-        )
-      )[0]!;
     const body = await bodyMaker(api, tenant);
-    const before = await counters();
+    const before = await counters(db.sql);
     for (const kind of ['carrier', 'load', 'load_leg', 'stop', 'load_update'] as const) {
       expect((await api.post(routes[kind], body(kind))).status).toBe(200);
     }
@@ -47,9 +50,32 @@ describe('on a Citus cluster', () => {
     );
     await setStatusMapping(db, tenant.id, 'Booked', 'PLANNED');
     expect((await api.graphql('{ loads(first: 10) { totalCount edges { node { permalink phase } } } }')).status).toBe(200);
-    const after = await counters();
-    const counted = { single: Number(after.single) - Number(before.single), multi: Number(after.multi) - Number(before.multi) };
+    const after = await counters(db.sql);
+    const counted = { single: after.single - before.single, multi: after.multi - before.multi };
     console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
     expect(counted.single).toBeGreaterThan(0);
   });
+
+  test.runIf(onCitus())(
+    'Citus mode only (TEST_CITUS=1): reads through the resolvers of to-one relations (a stop’s leg, a leg’s load and carrier, lastActivityAt) are one shard’s each',
+    async ({ testApp, tenant, api }) => {
+      const { db } = testApp.database;
+      const body = await bodyMaker(api, tenant);
+      const stop = body('stop');
+      expect((await api.post(routes.stop, stop)).status).toBe(200);
+      await testApp.app.services.sequencer.idle();
+      const before = await counters(db.sql);
+      const read = await api.graphql(
+        `query ($permalink: String!) { stop(permalink: $permalink) { permalink leg { permalink carrier { permalink } load { permalink lastActivityAt legs { permalink } } } } }`,
+        { permalink: stop.native_system_stop_permalink },
+      );
+      expect(read.status).toBe(200);
+      const after = await counters(db.sql);
+      const leg = (read.body as { data: { stop: { leg: { carrier: unknown; load: { legs: unknown[] } } } } }).data.stop.leg;
+      expect(leg.carrier).not.toBeNull();
+      expect(leg.load.legs.length).toBeGreaterThan(0);
+      // Prisma's LATERAL join of a to-one relation named no tenant constant: 32 tasks each (docs/explanation/scaling.md).
+      expect({ multi: after.multi - before.multi, single: after.single - before.single > 0 }).toEqual({ multi: 0, single: true });
+    },
+  );
 });
