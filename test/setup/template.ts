@@ -88,9 +88,26 @@ export async function createDatabase(name: string, template?: string): Promise<v
 
 /** Drops a database made by `createDatabase` (on every node in the Citus mode). */
 export async function dropDatabase(name: string): Promise<void> {
-  const drop = `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`;
-  await adminQuery(drop);
-  if (onCitus()) await Promise.all((await citusWorkers()).map((node) => adminQuery(drop, [], databaseUrl('postgres', node))));
+  if (!onCitus()) return void (await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const nodes = [process.env.DATABASE_URL, ...(await citusWorkers()).map((node) => databaseUrl('postgres', node))];
+  await Promise.all(nodes.map((url) => dropOnCitusNode(name, url)));
+}
+
+/**
+ * `DROP DATABASE … WITH (FORCE)` on a Citus node: FORCE ends the database's client connections, not Citus's
+ * maintenance daemon of it (a background worker), which may hold it a moment longer ("is being accessed by
+ * other users", 55006): the daemon is ended and the drop run again.
+ */
+async function dropOnCitusNode(name: string, url: string | undefined): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return void (await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`, [], url));
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt === 20) throw error;
+      await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name], url);
+      await sleep(50 * attempt);
+    }
+  }
 }
 
 /** Closes a template to connections on every node (CREATE DATABASE … TEMPLATE refuses one anyone is connected to). */

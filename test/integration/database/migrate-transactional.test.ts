@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import type { Database } from '../../../src/db/database.js';
 import { migrate, migrateWithPrismaEngine, migrationsPending, readMigrations, type Migration } from '../../../src/db/migrate.js';
 import { withEmptyDatabase } from '../../helpers/empty-database.js';
+import { onCitus } from '../../setup/database.js';
 
 const history = (db: Database) =>
   db.sql.query<{ migration_name: string; finished: boolean; rolled_back: boolean }>(
@@ -40,8 +41,10 @@ describe('migrate', { timeout: 180_000 }, () => {
   test('a database migrated by Prisma’s engine (what older versions ran) has nothing pending', async () => {
     await withEmptyDatabase(async ({ db }) => {
       expect((await migrateWithPrismaEngine(db.adapterFactory)).applied).toHaveLength(all.length);
-      expect(await migrationsPending(db)).toBe(false);
+      // Prisma's engine places no table on a Citus coordinator: the placement is what is pending there.
+      expect(await migrationsPending(db)).toBe(onCitus());
       expect(await migrate(db.adapterFactory)).toEqual([]);
+      expect(await migrationsPending(db)).toBe(false);
     });
   });
 
@@ -87,7 +90,9 @@ describe('migrate', { timeout: 180_000 }, () => {
     });
   });
 
-  test('an older version’s row left unfinished by a kill during its SQL (rolled back): the SQL is applied', async () => {
+  // Not on Citus: the schema before migration set_based_writes has triggers, which Citus refuses to
+  // distribute (a partial history is placed at its end); no version older than citus_placement ran on Citus.
+  test.skipIf(onCitus())('an older version’s row left unfinished by a kill during its SQL (rolled back): the SQL is applied (not on Citus)', async () => {
     await withEmptyDatabase(async ({ db }) => {
       await migrate(db.adapterFactory, { migrations: all.slice(0, interrupted) });
       await db.sql.query(

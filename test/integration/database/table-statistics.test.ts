@@ -9,10 +9,22 @@ import { loadBody } from '../../factories/records.js';
 import type { Api, TestApp, TestTenant } from '../../helpers/app.js';
 import type { Database } from '../../../src/db/database.js';
 import { minRows, newTenantRows, statisticsTag } from '../../../src/db/table-statistics.js';
+import { onCitus } from '../../setup/database.js';
 
-/** The rows `loads`' statistics know (`pg_class.reltuples`; -1 when never analysed). */
+/**
+ * The rows `loads`' statistics know (`pg_class.reltuples`; -1 when never analysed); on a Citus coordinator
+ * the sum over its shards' (the coordinator's own row describes the empty shell table).
+ */
 const knownLoads = async (db: Database) =>
-  (await db.sql.query<{ n: number }>("SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'loads'::regclass", []))[0]!.n;
+  (
+    await db.sql.query<{ n: number }>(
+      onCitus()
+        ? `SELECT CASE WHEN bool_and(r.result::float8 < 0) THEN -1 ELSE sum(greatest(r.result::float8, 0)) END AS n
+           FROM run_command_on_shards('loads', $$SELECT reltuples FROM pg_class WHERE oid = '%s'::regclass$$) r`
+        : "SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'loads'::regclass",
+      [],
+    )
+  )[0]!.n;
 
 /** The ANALYZE statements of the statistics checks (without their tag), as they run, until `stop()`. */
 function watchAnalyses(db: Database) {

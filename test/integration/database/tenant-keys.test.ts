@@ -13,6 +13,7 @@ import { migrate, readMigrations } from '../../../src/db/migrate.js';
 import { recordSpecs } from '../../../src/domain/registry.js';
 import { allDistributed, distributedTables, localTables, referenceTables } from '../../../src/db/distribution.js';
 import { withEmptyDatabase } from '../../helpers/empty-database.js';
+import { onCitus } from '../../setup/database.js';
 
 /** The tables distributed by tenant_id, by what they hold: the declared list the service distributes by (src/db/distribution.ts). */
 const distributed: Record<string, readonly string[]> = distributedTables;
@@ -134,30 +135,36 @@ describe('tenant-leading keys', () => {
     expect(await tenantKeyProblems(testApp.database.db)).toEqual([]);
   });
 
-  test('the check finds an unclassified table, a key without tenant_id, a foreign key on id alone and a SET NULL of tenant_id', async ({ testApp }) => {
-    const { db } = testApp.database;
-    await db.sql.query('CREATE TABLE "load_notes" ("tenant_id" uuid NOT NULL, "id" uuid NOT NULL, PRIMARY KEY ("tenant_id", "id"))', []);
-    await db.sql.query('CREATE UNIQUE INDEX "loads_permalink_only" ON "loads" ("permalink")', []);
-    await db.sql.query('CREATE UNIQUE INDEX "load_legs_id_only" ON "load_legs" ("id")', []);
-    await db.sql.query('ALTER TABLE "stops" ADD CONSTRAINT "stops_leg_only_fkey" FOREIGN KEY ("leg_id") REFERENCES "load_legs" ("id")', []);
-    await db.sql.query(
-      'ALTER TABLE "load_updates" ADD CONSTRAINT "load_updates_leg_all_fkey" FOREIGN KEY ("tenant_id", "leg_id") REFERENCES "load_legs" ("tenant_id", "id") ON DELETE SET NULL',
-      [],
-    );
-    expect((await tenantKeyProblems(db)).sort()).toEqual([
-      'load_legs.load_legs_id_only (id): a unique key that does not lead with tenant_id',
-      'load_notes: has tenant_id but is not classified (distributed or not, and why)',
-      "load_updates.load_updates_leg_all_fkey (tenant_id, leg_id): ON DELETE SET NULL/DEFAULT reaches tenant_id (name the parent's column: SET NULL (<column>))",
-      'loads.loads_permalink_only (permalink): a unique key that does not lead with tenant_id',
-      'stops.stops_leg_only_fkey (leg_id) → load_legs (id): a foreign key without tenant_id leading on both sides',
-    ]);
-  });
+  // Not on Citus: a coordinator refuses to create such keys on a distributed table at all (what the check stands in for elsewhere).
+  test.skipIf(onCitus())(
+    'the check finds an unclassified table, a key without tenant_id, a foreign key on id alone and a SET NULL of tenant_id (not on Citus)',
+    async ({ testApp }) => {
+      const { db } = testApp.database;
+      await db.sql.query('CREATE TABLE "load_notes" ("tenant_id" uuid NOT NULL, "id" uuid NOT NULL, PRIMARY KEY ("tenant_id", "id"))', []);
+      await db.sql.query('CREATE UNIQUE INDEX "loads_permalink_only" ON "loads" ("permalink")', []);
+      await db.sql.query('CREATE UNIQUE INDEX "load_legs_id_only" ON "load_legs" ("id")', []);
+      await db.sql.query('ALTER TABLE "stops" ADD CONSTRAINT "stops_leg_only_fkey" FOREIGN KEY ("leg_id") REFERENCES "load_legs" ("id")', []);
+      await db.sql.query(
+        'ALTER TABLE "load_updates" ADD CONSTRAINT "load_updates_leg_all_fkey" FOREIGN KEY ("tenant_id", "leg_id") REFERENCES "load_legs" ("tenant_id", "id") ON DELETE SET NULL',
+        [],
+      );
+      expect((await tenantKeyProblems(db)).sort()).toEqual([
+        'load_legs.load_legs_id_only (id): a unique key that does not lead with tenant_id',
+        'load_notes: has tenant_id but is not classified (distributed or not, and why)',
+        "load_updates.load_updates_leg_all_fkey (tenant_id, leg_id): ON DELETE SET NULL/DEFAULT reaches tenant_id (name the parent's column: SET NULL (<column>))",
+        'loads.loads_permalink_only (permalink): a unique key that does not lead with tenant_id',
+        'stops.stops_leg_only_fkey (leg_id) → load_legs (id): a foreign key without tenant_id leading on both sides',
+      ]);
+    },
+  );
 });
 
 const migration = readMigrations().findIndex((m) => m.name.endsWith('_tenant_leading_keys'));
 
 describe('the migration to tenant-leading keys', { timeout: 180_000 }, () => {
-  test('keeps the rows of a populated database, and a child can no longer name another tenant’s parent', async () => {
+  // Not on Citus: the schema before this migration has keys without tenant_id, which Citus cannot place
+  // (a partial history is placed at its end); no version older than citus_placement ran on Citus.
+  test.skipIf(onCitus())('keeps the rows of a populated database, and a child can no longer name another tenant’s parent (not on Citus)', async () => {
     await withEmptyDatabase(async ({ db }) => {
       const all = readMigrations();
       await migrate(db.adapterFactory, { migrations: all.slice(0, migration) });

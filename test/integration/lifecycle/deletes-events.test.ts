@@ -7,7 +7,7 @@
 import { buildUpsertStatement } from '../../../src/db/record-statements.js';
 import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { onPostgres } from '../../setup/database.js';
+import { onCitus, onPostgres } from '../../setup/database.js';
 import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
@@ -259,10 +259,11 @@ describe('a delete and a child written under its record at the same time (Postgr
     const leg = loadLegBody(tenant, load);
     const statement = buildUpsertStatement(recordTableOf(recordSpecOf.load_leg));
     const table = recordTableOf(recordSpecOf.load_leg);
-    const waitingForLocks = async () =>
-      (
-        await db.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`, [])
-      )[0]!.n;
+    // On a Citus coordinator the delete waits on the worker that holds the tenant's shards: the cluster's lock waits.
+    const waiting = onCitus()
+      ? `SELECT count(*)::int AS n FROM citus_lock_waits`
+      : `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    const waitingForLocks = async () => (await db.sql.query<{ n: number }>(waiting, []))[0]!.n;
     let deleted: Promise<{ status: number }> | undefined;
     await db.transaction(async (sql) => {
       // The leg's write, uncommitted: it holds its load's KEY SHARE lock.
