@@ -5,6 +5,7 @@
  * refuses is isolated and dropped alone.
  */
 import { describe, expect, test } from '../../fixtures.js';
+import { onCitus } from '../../setup/database.js';
 import { carrierBody, routes, seed } from '../../factories/records.js';
 import { apiFor, loggingApp, type TestApp } from '../../helpers/app.js';
 import { storableText } from '../../../src/domain/ingest-health/recorder.js';
@@ -69,35 +70,40 @@ describe('ingest accounting with hostile rejected bodies', () => {
     expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 
-  test('a row the database refuses is dropped alone (logged once, never retried); every other row is written', async ({ testApp }) => {
-    const { app, lines } = await loggingApp(testApp);
-    const a = await app.createTenant();
-    const b = await app.createTenant();
-    const { recorder } = app.app.services;
-    const event = (tenant: typeof a, kind: RecordKind) => ({
-      tenantId: tenant.id,
-      tenantSlug: tenant.slug,
-      source: 'pull' as const,
-      kind,
-      outcome: 'processed' as const,
-      at: app.clock.now(),
-    });
-    for (let i = 0; i < 5; i++) recorder.record(event(a, 'load'));
-    // An outcome longer than its column (varchar(16)): refused by the database whatever is retried.
-    recorder.record({ ...event(b, 'load'), outcome: 'an_outcome_longer_than_its_column' as IngestOutcome });
-    recorder.record(event(b, 'carrier'));
-    recorder.record({ ...event(b, 'stop'), outcome: 'rejected', rejection: { code: 'validation_failed', message: 'bad', permalink: 'P\u0000' } });
-    await recorder.flush();
+  // Not on Citus: a coordinator casts each value to its column's type before it routes the row, and a cast
+  // cuts a varchar silently, so the too-long outcome is stored cut (`an_outcome_longe`) instead of refused.
+  test.skipIf(onCitus())(
+    'a row the database refuses is dropped alone (logged once, never retried); every other row is written (not on Citus)',
+    async ({ testApp }) => {
+      const { app, lines } = await loggingApp(testApp);
+      const a = await app.createTenant();
+      const b = await app.createTenant();
+      const { recorder } = app.app.services;
+      const event = (tenant: typeof a, kind: RecordKind) => ({
+        tenantId: tenant.id,
+        tenantSlug: tenant.slug,
+        source: 'pull' as const,
+        kind,
+        outcome: 'processed' as const,
+        at: app.clock.now(),
+      });
+      for (let i = 0; i < 5; i++) recorder.record(event(a, 'load'));
+      // An outcome longer than its column (varchar(16)): refused by the database whatever is retried.
+      recorder.record({ ...event(b, 'load'), outcome: 'an_outcome_longer_than_its_column' as IngestOutcome });
+      recorder.record(event(b, 'carrier'));
+      recorder.record({ ...event(b, 'stop'), outcome: 'rejected', rejection: { code: 'validation_failed', message: 'bad', permalink: 'P\u0000' } });
+      await recorder.flush();
 
-    expect(await storedCounts(app, a.id)).toEqual({ processed: 5 });
-    expect(await storedCounts(app, b.id)).toEqual({ processed: 1, rejected: 1 });
-    const dropped = lines.filter((l) => l.msg === 'ingest accounting dropped an event the database refuses to store');
-    expect(dropped).toHaveLength(1);
-    expect(dropped[0]!.level).toBe(50);
+      expect(await storedCounts(app, a.id)).toEqual({ processed: 5 });
+      expect(await storedCounts(app, b.id)).toEqual({ processed: 1, rejected: 1 });
+      const dropped = lines.filter((l) => l.msg === 'ingest accounting dropped an event the database refuses to store');
+      expect(dropped).toHaveLength(1);
+      expect(dropped[0]!.level).toBe(50);
 
-    recorder.record(event(a, 'load'));
-    await recorder.flush();
-    expect(await storedCounts(app, a.id)).toEqual({ processed: 6 });
-    expect(lines.filter((l) => l.level >= 40)).toHaveLength(1);
-  });
+      recorder.record(event(a, 'load'));
+      await recorder.flush();
+      expect(await storedCounts(app, a.id)).toEqual({ processed: 6 });
+      expect(lines.filter((l) => l.level >= 40)).toHaveLength(1);
+    },
+  );
 });
