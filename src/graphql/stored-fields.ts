@@ -2,9 +2,10 @@
  * The stored contract fields of a kind's GraphQL object, derived from its declaration (`defineRecord`):
  * its permalink and every column but the `hidden` ones, each named as its Prisma field (the column in
  * camelCase), typed by its column's SQL type, nullable (a TMS may send null) and described from its
- * zod field ("`<contract field>`: <what it is>"). A field added to a kind is on its object with nothing
- * to write here; what the declaration cannot know (relations, derived fields such as `phase`, the
- * times) stays in the kind's `graphql.ts`.
+ * zod field ("`<contract field>`: <what it is>"), and what every record keeps beside them (`extra`; unless the
+ * kind is append-only, `changedAt` and its tombstone's `deletedAt`). A field added to a kind is on its object
+ * with nothing to write here; what the declaration cannot know (relations, derived fields such as `phase`,
+ * `createdAt`'s wording) stays in the kind's `graphql.ts`.
  */
 import type { ColumnType } from '../db/record-table.js';
 import { camelCase } from '../domain/declaration/fields.js';
@@ -35,7 +36,7 @@ interface Exposing<Ref> {
 }
 
 export interface StoredFieldOptions {
-  /** Text appended to a field's description, by GraphQL name. */
+  /** Text appended to a field's description, by GraphQL name (a contract field's, or `changedAt`). */
   more?: Readonly<Record<string, string>>;
 }
 
@@ -51,13 +52,33 @@ export function storedFields<Ref>(t: Exposing<Ref>, spec: RecordSpec, options: S
     return [name, expose(name, { type, nullable, description: `${describeStoredField(spec, name)}${more ? ` ${more}` : ''}` })] as const;
   };
   const unknown = Object.keys(options.more ?? {}).filter(
-    (name) => name !== 'permalink' && !Object.values(spec.columns).some((c) => camelCase(c.column) === name),
+    (name) => name !== 'permalink' && name !== 'changedAt' && !Object.values(spec.columns).some((c) => camelCase(c.column) === name),
   );
   if (unknown.length) throw new Error(`${spec.label}: no stored field named ${unknown.join(', ')}`);
+  const described = (name: string, description: string) => `${description}${options.more?.[name] ? ` ${options.more[name]}` : ''}`;
+  const record = spec.label.toLowerCase();
+  // What every record keeps beside its contract fields; an append-only kind's record never changes, nor is it deleted.
+  const kept = [
+    ['extra', expose('extra', { type: 'JSON', nullable: false, description: 'Fields the TMS sent beyond the contract, kept verbatim.' })] as const,
+    ...(spec.freshness === 'append_only'
+      ? []
+      : ([
+          ['changedAt', expose('changedAt', { type: 'DateTime', nullable: false, description: described('changedAt', 'Service clock at the last write.') })],
+          [
+            'deletedAt',
+            expose('deletedAt', {
+              type: 'DateTime',
+              nullable: true,
+              description: `When the TMS deleted the ${record} (its tombstone); null while it lives. Only \`includeDeleted: true\` reads return a deleted ${record}.`,
+            }),
+          ],
+        ] as const)),
+  ];
   return Object.fromEntries([
     field('permalink', 'String', false),
     ...Object.entries(spec.columns)
       .filter(([contractField]) => !hidden.has(contractField))
       .map(([, column]) => field(camelCase(column.column), graphqlType(column.type), true)),
+    ...kept,
   ]);
 }

@@ -12,13 +12,6 @@ export const CarrierObject = builder.prismaObject('Carrier', {
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
     ...storedFields(t, carrierRecord),
-    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
-    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
-    deletedAt: t.expose('deletedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When the TMS deleted the carrier (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted carrier.',
-    }),
   }),
 });
 

@@ -24,13 +24,6 @@ export const LoadLegObject = builder.prismaObject('LoadLeg', {
       complexity: { field: 1, multiplier: 4 }, // a leg has a pickup, a delivery and a few stops between
       query: (_args, ctx) => ({ where: { ...ofTenant(ctx), ...liveOnly }, orderBy: [{ sequence: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] }),
     }),
-    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
-    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
-    deletedAt: t.expose('deletedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When the TMS deleted the leg (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted leg.',
-    }),
   }),
 });
 

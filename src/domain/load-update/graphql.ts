@@ -17,7 +17,6 @@ export const LoadUpdateObject = builder.prismaObject('LoadUpdate', {
       description:
         "Phase translated from `status` by the tenant's status mapping; null when the update has no status (a GPS ping). The load's own phase follows the load upsert.",
     }),
-    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service received it.' }),
   }),
 });

@@ -28,7 +28,7 @@ export const LoadObject = builder.prismaObject('Load', {
   description: 'A load: one order / bill of lading, with its legs, updates and phase history.',
   fields: (t) => ({
     id: t.exposeID('id', { description: recordIdDescription }),
-    ...storedFields(t, loadRecord),
+    ...storedFields(t, loadRecord, { more: { changedAt: 'What `LoadFilter.changedSince` compares.' } }),
     phase: t.expose('phase', { type: PhaseEnum, description: "Phase translated from `status` by the tenant's status mapping." }),
     tmsUrl: t.string({
       nullable: true,
@@ -38,14 +38,7 @@ export const LoadObject = builder.prismaObject('Load', {
       select: { legs: { select: { loadUniqueKey: true }, where: liveOnly, orderBy: legOrder } },
       resolve: (load, _args, ctx) => tmsUrlOf(tenantOf(ctx).tmsUrlTemplate, load.legs),
     }),
-    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
-    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write (what `LoadFilter.changedSince` compares).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the service first stored the load.' }),
-    deletedAt: t.expose('deletedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When the TMS deleted the load (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted load.',
-    }),
     legs: t.relation('legs', {
       description: 'Legs of the load, by sequence (deleted legs left out).',
       complexity: { field: 1, multiplier: 3 }, // a load has one to a few legs

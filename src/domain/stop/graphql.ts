@@ -13,13 +13,6 @@ export const StopObject = builder.prismaObject('Stop', {
     id: t.exposeID('id', { description: recordIdDescription }),
     ...storedFields(t, stopRecord),
     leg: t.relation('leg', { description: 'The leg this stop belongs to.' }),
-    extra: t.expose('extra', { type: 'JSON', description: 'Fields the TMS sent beyond the contract, kept verbatim.' }),
-    changedAt: t.expose('changedAt', { type: 'DateTime', description: 'Service clock at the last write.' }),
-    deletedAt: t.expose('deletedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When the TMS deleted the stop (its tombstone); null while it lives. Only `includeDeleted: true` reads return a deleted stop.',
-    }),
   }),
 });
 
