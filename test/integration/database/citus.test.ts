@@ -50,6 +50,12 @@ describe('on a Citus cluster', () => {
     );
     await setStatusMapping(db, tenant.id, 'Booked', 'PLANNED');
     expect((await api.graphql('{ loads(first: 10) { totalCount edges { node { permalink phase } } } }')).status).toBe(200);
+    // The board by activity (the compiled read's `WITH hits AS …` page) and its city and search filters.
+    const board = await api.graphql(
+      `{ loads(first: 10, orderBy: ACTIVITY_DESC, filter: { activitySince: "2000-01-01T00:00:00Z", city: "Chicago", search: "L" }) { totalCount edges { node { permalink lastActivityAt } } } }`,
+    );
+    expect(board.status).toBe(200);
+    expect((board.body as { errors?: unknown }).errors).toBeUndefined();
     const after = await counters(db.sql);
     const counted = { single: after.single - before.single, multi: after.multi - before.multi };
     console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
