@@ -6,6 +6,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
+import { getDatamodel } from './generated/pothos-types.js';
 import type { StatementTarget } from '../observability/tracing.js';
 import type { Database } from './interface.js';
 import { quote } from './sql-text.js';
@@ -108,16 +109,47 @@ export const sessionOptions = '-c max_parallel_workers_per_gather=0';
 /** Prisma's operations that read relations (`include`, or a relation in `select`). */
 const relationReads = new Set(['findMany', 'findFirst', 'findFirstOrThrow', 'findUnique', 'findUniqueOrThrow']);
 
+const { models } = getDatamodel().datamodel;
 /**
- * On a Citus coordinator, Prisma's reads load each relation with a query of its own
- * (`relationLoadStrategy: 'query'`: `… WHERE (tenant_id, id) IN (…)`, the parents' tenant as a value)
- * instead of a `LATERAL` join, which Citus cannot route to one shard when the relation is to-one (a stop's
- * `leg`, a leg's `load` and `carrier`, a load's `activity`): Prisma takes no `where` there to name the tenant
- * (docs/explanation/scaling.md). The rows are the same; on plain PostgreSQL the joins stay (one statement
- * per read). Whether the database is Citus is asked once, at the first read (not at open: the service
- * starts while its database is down).
+ * Per model, its relation fields: the related model, and whether the relation is a to-one relation to a
+ * table distributed by tenant (a model with `tenantId`; `tenants` has none: a reference table, which any
+ * node joins locally).
  */
-function relationsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaClient {
+const relationsOf: Readonly<Record<string, Readonly<Record<string, { type: string; toOneDistributed: boolean }>>>> = Object.fromEntries(
+  Object.entries(models).map(([model, { fields }]) => [
+    model,
+    Object.fromEntries(
+      fields
+        .filter((f) => f.kind === 'object')
+        .map((f) => [f.name, { type: f.type, toOneDistributed: !f.isList && Boolean(models[f.type]?.fields.some((g) => g.name === 'tenantId')) }]),
+    ),
+  ]),
+);
+
+/** Whether a read of `model` loads a to-one relation of a distributed table anywhere in its `include` / `select` tree. */
+function readsToOne(model: string, args: unknown): boolean {
+  const tree = args as { include?: Record<string, unknown>; select?: Record<string, unknown> } | undefined;
+  for (const part of [tree?.include, tree?.select]) {
+    for (const [name, value] of Object.entries(part ?? {})) {
+      const relation = relationsOf[model]?.[name];
+      if (!relation || !value) continue;
+      if (relation.toOneDistributed || readsToOne(relation.type, value)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * On a Citus coordinator, a Prisma read that loads a to-one relation (a stop's `leg`, a leg's `load` and
+ * `carrier`, a load's `activity`) loads its relations with queries of their own (`relationLoadStrategy:
+ * 'query'`: `… WHERE (tenant_id, id) IN (…)`, the parents' tenant as a value) instead of `LATERAL` joins:
+ * Citus cannot route such a join to one shard, and Prisma takes no `where` on a to-one relation to name
+ * the tenant (docs/explanation/scaling.md). List relations name the tenant (`ofTenant`) and stay joins, so
+ * `updates(first: n)` keeps its `LIMIT` where no to-one relation is read beside it. The rows are the same; on
+ * plain PostgreSQL every read stays one statement. Whether the database is Citus is asked once, at the
+ * first read (not at open: the service starts while its database is down).
+ */
+function toOneReadsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaClient {
   let citus: Promise<boolean> | undefined;
   const onCitus = () =>
     (citus ??= pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`).then(
@@ -131,8 +163,9 @@ function relationsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaCli
   return prisma.$extends({
     query: {
       $allModels: {
-        async $allOperations({ operation, args, query }) {
-          return query(relationReads.has(operation) && (await onCitus()) ? { relationLoadStrategy: 'query', ...args } : args);
+        async $allOperations({ model, operation, args, query }) {
+          const byQuery = relationReads.has(operation) && readsToOne(model, args) && (await onCitus());
+          return query(byQuery ? { relationLoadStrategy: 'query', ...args } : args);
         },
       },
     },
@@ -146,7 +179,7 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
   pool.on('error', onPoolError);
   const statements = statementObserver(postgresTarget(url));
   const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.observe);
-  const prisma = relationsByQueryOnCitus(new PrismaClient({ adapter: adapterFactory }), pool);
+  const prisma = toOneReadsByQueryOnCitus(new PrismaClient({ adapter: adapterFactory }), pool);
   return {
     kind: 'postgres',
     prisma,
