@@ -30,7 +30,8 @@ async function race(api: Api, path: string, body: Record<string, unknown>) {
   expect(results.filter((r) => / \(created\)\.$/.test(r.body.message as string))).toHaveLength(1);
 }
 
-describe('concurrent creates of one new record', () => {
+// 240 writes racing per test: minutes on a loaded two-core machine running a Citus cluster of three nodes (no timing is asserted).
+describe('concurrent creates of one new record', { timeout: 180_000 }, () => {
   test(`${writers} writers of one new load, ${rounds} rounds: one load.created and no other event, one phase history row`, async ({ api, tenant, testApp }) => {
     const { db } = testApp.database;
     await openConnections(db);
