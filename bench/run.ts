@@ -351,7 +351,6 @@ const options = {
   logLevel: args['log-level'],
   cpuProf: args['cpu-prof'],
   references: !args['no-references'],
-  /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
   /**
