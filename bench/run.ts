@@ -19,6 +19,10 @@
  *   npm run bench -- --without-coverage --only load-upsert,bulk-loads   # data quality's field coverage not counted
  *   npm run bench -- --no-write-cost                # PostgreSQL: no rows and WAL per record (no waits for the service to settle)
  *
+ * The scenarios are one table (`scenarios`, in run order): each names what it needs (the baseline seed,
+ * the floors, bulk routes, the board's data set, PostgreSQL, write accounting); main() sets up what the
+ * selected ones need, once, runs them in order and reports.
+ *
  * Results: a markdown table on stdout and JSON under bench/results/.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,21 +41,267 @@ import { startOtlpSink } from './otlp-sink.js';
 import { cpuSeconds, measure, run, startServer, type Started, type Usage } from './processes.js';
 import { openAccounting, trackFunctions, type Accounting, type AnswerSample, type WriteCost } from './write-accounting.js';
 
-/** The write scenarios: each one's rows and WAL per record are read (write accounting). */
-const writeScenarios = [
-  'load-upsert',
-  'leg-upsert',
-  'stop-upsert',
-  'update-create',
-  'bulk-carriers',
-  'bulk-loads',
-  'bulk-legs',
-  'bulk-stops',
-  'bulk-updates',
-  'first-sync',
-] as const;
-const scenarioNames = [...writeScenarios, 'push', 'load-board', 'load-board-postgraphile'] as const;
-type ScenarioName = (typeof scenarioNames)[number];
+// ---------------------------------------------------------------------------------------------
+// The scenarios, in run order
+
+/** What a scenario needs before it runs: main() sets up, once, what the selected scenarios need. */
+interface Needs {
+  /** The `svc` tenant's baseline (carriers, loads and their first legs), seeded over the single routes before the first scenario. */
+  baseline?: true;
+  /** The floors (bench/reference-server.ts; not with --no-references): their tenants and, on PGlite, their copies of the database, made before the service starts. */
+  references?: true;
+  /** The service's bulk routes: skipped, and said so, if it has none. */
+  bulk?: true;
+  /** A tenant of its own, named after the scenario (its key: `keys[name]`). */
+  tenant?: true;
+  /** The board's data set (the first sync or --preload, topped up by SQL on PostgreSQL, settled): prepared before the first scenario that needs it. */
+  board?: true;
+  /** PostgreSQL only: the reason the line that says it was skipped on PGlite gives. */
+  postgres?: string;
+  /** Its rows and WAL per record are read (write accounting: PostgreSQL, unless --no-write-cost). */
+  writeCost?: true;
+}
+
+interface Scenario {
+  name: string;
+  needs: Needs;
+  /** Measures the scenario and records its rows (`rows`, `skipped`); `name` is its own. */
+  run(context: Context, name: string): Promise<unknown>;
+}
+
+/** What the scenarios run against: one service, its database and tenants, set up by main(). */
+interface Context {
+  serviceDb: Target;
+  /** The service's database on PostgreSQL; undefined on PGlite. */
+  dbUrl: string | undefined;
+  service: Started;
+  /** API keys by tenant: `svc` (the single and bulk scenarios), `sync` (the first sync and the board) and each scenario's own. */
+  keys: { svc: string; sync: string; [tenant: string]: string };
+  /** The `svc` tenant's record streams, shared: bulk scenarios repeat single records too. */
+  svc: ReturnType<typeof svcStreams>;
+  /** False if the service answers 404 on its bulk load route. */
+  hasBulk: boolean;
+  /** The floors, if a selected scenario needs them (and not --no-references). */
+  references: References | null;
+  /** The first sync's data set, described, once the first-sync scenario ran it. */
+  synced?: string;
+  /** The board's data set, described (the board rows' note), once prepared (`needs.board`). */
+  boardData?: string;
+}
+
+const scenarios: Scenario[] = [
+  {
+    // The service, then the three floors, same connections and duration.
+    name: 'load-upsert',
+    needs: { baseline: true, references: true, writeCost: true },
+    async run({ service, keys, svc, references }, name) {
+      const { connections, warmup, duration } = options;
+      console.error('single load upsert (warm-up, then measured)…');
+      const load = single(routes.load, keys.svc, svc.loads);
+      await cannon(service.port, load, connections, { duration: warmup });
+      await measureLoad(name, 'service', service, load, connections, { duration });
+      if (!references) return;
+      for (const mode of ['node', 'yoga'] as const) {
+        await withReference(references, mode, async (ref) => {
+          const slug = `floor-${mode}`;
+          const refLoad = single(
+            routes.load,
+            references.keys[mode],
+            mixed(0, (i, rev) => data.load(slug, i, rev)),
+          );
+          await cannon(ref.port, refLoad, connections, { duration: warmup });
+          await measureLoad(name, mode === 'node' ? 'floor (node:http + pg)' : 'floor (bare Yoga)', ref, refLoad, connections, { duration });
+        });
+      }
+      await withReference(references, 'plain', async (ref) => {
+        const refLoad = single(routes.load, references.keys.plain, references.plainLoads);
+        await cannon(ref.port, refLoad, connections, { duration: warmup });
+        await measureLoad(name, plainTarget, ref, refLoad, connections, { duration });
+      });
+    },
+  },
+  {
+    name: 'leg-upsert',
+    needs: { baseline: true, writeCost: true },
+    run: ({ service, keys, svc }, name) =>
+      measureLoad(name, 'service', service, single(routes.leg, keys.svc, svc.legs), options.connections, { duration: options.duration }),
+  },
+  {
+    name: 'stop-upsert',
+    needs: { baseline: true, writeCost: true },
+    run: ({ service, keys, svc }, name) =>
+      measureLoad(name, 'service', service, single(routes.stop, keys.svc, svc.stops), options.connections, { duration: options.duration }),
+  },
+  {
+    name: 'update-create',
+    needs: { baseline: true, writeCost: true },
+    run: ({ service, keys, svc }, name) =>
+      measureLoad(name, 'service', service, single(routes.update, keys.svc, svc.updates), options.connections, { duration: options.duration }),
+  },
+  {
+    name: 'bulk-carriers',
+    needs: { baseline: true, bulk: true, writeCost: true },
+    run: (context, name) => bulkUpsert(context, name, routes.bulkCarriers, context.svc.carriers),
+  },
+  {
+    // The service, then the plain floor's multi-row upsert.
+    name: 'bulk-loads',
+    needs: { baseline: true, bulk: true, references: true, writeCost: true },
+    async run(context, name) {
+      await bulkUpsert(context, name, routes.bulkLoads, context.svc.loads);
+      const { references } = context;
+      if (!references) return;
+      await withReference(references, 'plain', async (ref) => {
+        const refBulk = bulk(routes.bulkLoads, references.keys.plain, references.plainLoads);
+        await measureLoad(
+          name,
+          plainTarget,
+          ref,
+          refBulk,
+          options.bulkConnections,
+          { duration: options.duration },
+          `${options.batchSize} records per request, one multi-row INSERT … ON CONFLICT`,
+        );
+      });
+    },
+  },
+  {
+    name: 'bulk-legs',
+    needs: { baseline: true, bulk: true, writeCost: true },
+    run: (context, name) => bulkUpsert(context, name, routes.bulkLegs, context.svc.legs),
+  },
+  {
+    name: 'bulk-stops',
+    needs: { baseline: true, bulk: true, writeCost: true },
+    run: (context, name) => bulkUpsert(context, name, routes.bulkStops, context.svc.stops),
+  },
+  {
+    name: 'bulk-updates',
+    needs: { baseline: true, bulk: true, writeCost: true },
+    run: (context, name) => bulkUpsert(context, name, routes.bulkUpdates, context.svc.updates),
+  },
+  {
+    // The CLI pushing an NDJSON file of new loads, beside the bulk route driven by autocannon with as
+    // many connections and new loads of the same shape (the CLI's batches: 1,000 records). Its own
+    // tenant's loads need no parents: the baseline gives it the tables the other writes see.
+    name: 'push',
+    needs: { baseline: true, bulk: true, tenant: true },
+    async run({ service, keys }, name) {
+      const key = keys.push!;
+      const count = Math.round(20_000 * options.syncScale);
+      const batches = Math.ceil(count / 1000);
+      let i = 0;
+      const floor = await measureLoad(
+        name,
+        'service',
+        service,
+        bulk(routes.bulkLoads, key, () => data.load('push', i++), 1000, count),
+        Math.min(options.bulkConnections, batches),
+        { amount: batches },
+        `bulk loads: ${fmt(count)} new loads, 1,000 per request`,
+      );
+      const file = join(work, 'loads.ndjson');
+      writeFileSync(file, Array.from({ length: count }, (_, k) => `${JSON.stringify(data.load('push', count + k))}\n`).join(''));
+      const started = performance.now();
+      const meter = measure(service.child.pid!);
+      const out = await run(
+        process.execPath,
+        [
+          // As `npm run push` runs it (no source maps: bin.ts).
+          join(root, 'dist', 'cli', 'push.js'),
+          file,
+          '--url',
+          `http://127.0.0.1:${service.port}`,
+          '--key',
+          key,
+          '--concurrency',
+          String(options.bulkConnections),
+          '--json',
+        ],
+        { ...process.env, TMS_INGEST_API_KEY: '' },
+      );
+      const usage = meter.end();
+      const summary = JSON.parse(out.trim().split('\n').at(-1)!) as {
+        processed: number;
+        rejected: number;
+        durationMs: number;
+        requests: number;
+        maxRssBytes: number;
+      };
+      const seconds = summary.durationMs / 1000;
+      const ratio = summary.processed / seconds / floor.recordsPerSecond;
+      rows.push({
+        scenario: name,
+        target: 'tms-ingest push (CLI)',
+        connections: options.bulkConnections,
+        requests: summary.requests,
+        seconds,
+        requestsPerSecond: summary.requests / seconds,
+        records: summary.processed,
+        recordsPerSecond: summary.processed / seconds,
+        p50Ms: NaN,
+        p99Ms: NaN,
+        errors: summary.rejected,
+        usage,
+        cpuMsPerRequest: cpuMs(usage, seconds, summary.requests),
+        window: [monotonicUs() - Math.round((performance.now() - started) * 1000), monotonicUs()],
+        note: `${fmt(count)} loads from an NDJSON file (${fmt(Buffer.byteLength(readFileSync(file)) / 1048576, 1)} MB): ${ratio.toFixed(2)} × the bulk route's records/s; the CLI's peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
+      });
+      console.error(
+        `  push: ${fmt(summary.processed / seconds)} records/s = ${ratio.toFixed(2)} × bulk; CLI peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
+      );
+    },
+  },
+  {
+    // A new tenant's whole history through the bulk routes, parents first (firstSync()).
+    name: 'first-sync',
+    needs: { writeCost: true },
+    async run(context) {
+      context.synced = await firstSync(context, true);
+    },
+  },
+  {
+    // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then with
+    // every answer computed (`Cache-Control: no-cache`).
+    name: 'load-board',
+    needs: { board: true },
+    async run({ service, keys, boardData }) {
+      const { warmup, duration, graphqlConnections } = options;
+      for (const { scenario, document } of boardQueries) {
+        for (const target of boardTargets) {
+          const board: Load = {
+            path: '/graphql',
+            headers: { 'content-type': 'application/json', 'x-api-key': keys.sync, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
+            body: () => JSON.stringify({ query: document, operationName: 'LoadBoard' }),
+            records: 1,
+            check: graphqlErrors,
+          };
+          await cannon(service.port, board, graphqlConnections, { duration: warmup });
+          await measureLoad(scenario, target, service, board, graphqlConnections, { duration }, boardData);
+        }
+      }
+    },
+  },
+  {
+    name: 'load-board-postgraphile',
+    needs: { board: true, postgres: 'PostGraphile needs PostgreSQL (DATABASE_URL)' },
+    run: comparePostgraphile,
+  },
+];
+const scenarioNames = scenarios.map((s) => s.name);
+
+/** A bulk scenario on the service: `--batch-size` records per request from a `svc` stream. */
+function bulkUpsert({ service, keys }: Context, name: string, path: string, next: () => Body) {
+  return measureLoad(
+    name,
+    'service',
+    service,
+    bulk(path, keys.svc, next),
+    options.bulkConnections,
+    { duration: options.duration },
+    `${options.batchSize} records per request`,
+  );
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -101,7 +351,6 @@ const options = {
   logLevel: args['log-level'],
   cpuProf: args['cpu-prof'],
   references: !args['no-references'],
-  /** PostgreSQL only: the change-event and activity triggers disabled (the cost of issue 8's events, by difference). */
   /** The service's database (PostgreSQL; its URL is printed) and the work directory (service log) are kept, to explain statements afterwards. */
   keepDb: args['keep-db'],
   /**
@@ -127,14 +376,16 @@ const options = {
    */
   preload: args.preload === undefined ? undefined : positive('preload', args.preload, 0),
 };
-const only = new Set<ScenarioName>(
+const only = new Set(
   args.only
     ? args.only.split(',').map((s) => {
-        if (!(scenarioNames as readonly string[]).includes(s)) throw new Error(`--only: unknown scenario ${s} (${scenarioNames.join(', ')})`);
-        return s as ScenarioName;
+        if (!scenarioNames.includes(s)) throw new Error(`--only: unknown scenario ${s} (${scenarioNames.join(', ')})`);
+        return s;
       })
     : scenarioNames,
 );
+/** The selected scenarios, in run order. */
+const selected = scenarios.filter((s) => only.has(s.name));
 
 const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'tms-bench-'));
@@ -144,6 +395,9 @@ const compiled = (file: string) => ['--enable-source-maps', join(root, 'dist', f
 /** The runtime settings `npm start` (package.json) and the Dockerfile give the service (its footprint). */
 const serviceNodeArgs = ['--max-semi-space-size=2', '--wasm-tiering-budget=18000000'];
 const serviceMalloc = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
+const profileDir = join(root, 'bench/profiles');
+// Profiles are named CPU.<date>.<time>.<pid>.<thread>.…: the pids are in the progress lines.
+const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 // ---------------------------------------------------------------------------------------------
 // Databases and tenants
@@ -298,8 +552,8 @@ interface Load {
 
 /** The write accounting (PostgreSQL, unless --no-write-cost): opened once the tenants exist. */
 let accounting: Accounting | null = null;
-/** Scenarios whose rows and WAL per record are read: the write scenarios (the push scenario's rows are not). */
-const accounted = new Set<string>(writeScenarios);
+/** Scenarios whose rows and WAL per record are read: those that need it (the push scenario's rows are not). */
+const accounted = new Set(scenarios.filter((s) => s.needs.writeCost).map((s) => s.name));
 const accountedTargets = new Set<Row['target']>(['service', 'plain floor (node:http + pg, plain table)']);
 
 /** Every `every`th request answered 200, with its load permalinks and times (the lag from the answer). */
@@ -618,12 +872,9 @@ const postgraphileBoards = [
  * (`Cache-Control: no-cache`: PostGraphile has no response cache) and on PostGraphile, back to back, with
  * the same connections, warm-up and duration.
  */
-async function comparePostgraphile(service: Started, syncKey: string, serviceDb: Target, boardData: string) {
-  const url = serviceDb.env.DATABASE_URL;
-  if (!url) {
-    skipped.push('load-board-postgraphile: skipped, PostGraphile needs PostgreSQL (DATABASE_URL)');
-    return;
-  }
+async function comparePostgraphile({ service, keys, dbUrl, boardData }: Context) {
+  // PostgreSQL only (`needs.postgres`): not run on PGlite.
+  const url = dbUrl!;
   const { server, tenantId } = await withClient(url, (client) => startPostgraphile(root, client, url, 'sync', join(work, 'postgraphile.log')));
   try {
     const version = postgraphileVersion(root);
@@ -631,7 +882,7 @@ async function comparePostgraphile(service: Started, syncKey: string, serviceDb:
     const boards = (totalCount: boolean): { ours: Load; theirs: Load } => ({
       ours: {
         path: '/graphql',
-        headers: { 'content-type': 'application/json', 'x-api-key': syncKey, 'cache-control': 'no-cache' },
+        headers: { 'content-type': 'application/json', 'x-api-key': keys.sync, 'cache-control': 'no-cache' },
         body: () => JSON.stringify({ query: loadBoard(totalCount), operationName: 'LoadBoard' }),
         records: 1,
         check: graphqlErrors,
@@ -673,6 +924,231 @@ async function comparePostgraphile(service: Started, syncKey: string, serviceDb:
 }
 
 // ---------------------------------------------------------------------------------------------
+// The floors (bench/reference-server.ts)
+
+type ReferenceMode = 'node' | 'yoga' | 'plain';
+const plainTarget = 'plain floor (node:http + pg, plain table)' as const;
+
+interface References {
+  /** The service's database on PostgreSQL (their own tenants); on PGlite, which admits one process, a copy each. */
+  dbs: Record<ReferenceMode, Target>;
+  keys: Record<ReferenceMode, string>;
+  /** The plain floor's loads: its single and bulk upserts share them, as the service's scenarios share the `svc` streams. */
+  plainLoads: () => Body;
+}
+
+/** The floors' tenants and databases, made while the service's database is still unused (before the service starts). */
+async function createReferences(serviceDb: Target, database: string): Promise<References> {
+  const modes = ['node', 'yoga', 'plain'] as const;
+  const references: References = {
+    dbs: { node: serviceDb, yoga: serviceDb, plain: serviceDb },
+    keys: { node: '', yoga: '', plain: '' },
+    plainLoads: mixed(0, (i, rev) => data.load('floor-plain', i, rev)),
+  };
+  for (const mode of modes) references.keys[mode] = await createTenant(serviceDb, `floor-${mode}`);
+  if (database === 'pglite') {
+    for (const mode of modes) {
+      const dataDir = join(work, `floor-${mode}`);
+      cpSync(serviceDb.env.DATA_DIR!, dataDir, { recursive: true });
+      references.dbs[mode] = { env: { DATA_DIR: dataDir } };
+    }
+  }
+  return references;
+}
+
+/**
+ * Runs `use` against a floor, started for it and stopped after: `node` (node:http + pg) and `yoga` (the
+ * same route in a bare Yoga plugin) on the service's tables; `plain` (`node plain`), node:http + pg into a
+ * table with the same columns and unique key, no triggers, no secondary indexes (single upserts and bulk).
+ */
+async function withReference(references: References, mode: ReferenceMode, use: (ref: Started) => Promise<void>) {
+  const ref = await startServer(
+    process.execPath,
+    [...profileArgs, ...nodeTsx, join(root, 'bench/reference-server.ts'), ...(mode === 'plain' ? ['node', 'plain'] : [mode])],
+    { ...process.env, ...references.dbs[mode].env, PORT: '0' },
+    join(work, `floor-${mode}.log`),
+    /listening (\d+)/,
+  );
+  try {
+    console.error(`${mode === 'plain' ? 'plain floor' : `reference ${mode}`} pid ${ref.child.pid} on port ${ref.port}`);
+    await use(ref);
+  } finally {
+    await ref.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The first sync and the board's data set
+
+/**
+ * The first sync: a new tenant's (`sync`) whole history through the bulk routes, parents first; with
+ * `measured`, the first-sync scenario (accounted, its row), without, only the load board's data set.
+ * Returns that data set, described.
+ */
+async function firstSync({ service, keys, hasBulk }: Context, measured: boolean): Promise<string> {
+  const loads = Math.round(20_000 * options.syncScale);
+  const carriers = Math.max(10, Math.round(500 * options.syncScale));
+  if (!hasBulk) {
+    if (measured) skipped.push('first-sync: skipped, the service has no bulk routes yet');
+    // The load board still gets a data set, posted one record at a time (the issue's 400-load shape, more loads).
+    const n = Math.round(1_000 * Math.min(1, options.syncScale * 2));
+    console.error(`seeding the load board with ${n} loads over the single routes…`);
+    await seedSingle(service, routes.carrier, keys.sync, 100, (i) => data.carrier('sync', i));
+    await seedSingle(service, routes.load, keys.sync, n, (i) => data.load('sync', i));
+    await seedSingle(service, routes.leg, keys.sync, n * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, 100));
+    await seedSingle(service, routes.stop, keys.sync, n * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1));
+    await seedSingle(service, routes.update, keys.sync, n * 5, (i) => data.update('sync', i, Math.floor(i / 5)));
+    return `${fmt(n)} loads (single routes: 2 legs with a carrier, 4 stops, 5 updates each)`;
+  }
+  const phases: [string, string, number, (i: number) => Body][] = [
+    ['carriers', routes.bulkCarriers, carriers, (i) => data.carrier('sync', i)],
+    ['loads', routes.bulkLoads, loads, (i) => data.load('sync', i)],
+    ['legs', routes.bulkLegs, loads * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, carriers)],
+    ['stops', routes.bulkStops, loads * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1)],
+    ['updates', routes.bulkUpdates, loads * 5, (i) => data.update('sync', i, Math.floor(i / 5))],
+  ];
+  // Accounted as one scenario (its phases follow each other without settling). The push CLI's
+  // requests are not counted by cannon(): marked as sent, so the first reading waits for them.
+  const account = measured ? accounting : null;
+  account?.sent();
+  const before = await account?.begin(true);
+  const lag = account ? await account.watchLag() : null;
+  const sampler = lag ? answerSampler(1) : undefined;
+  const since = Date.now();
+  const meter = measure(service.child.pid!);
+  const started = performance.now();
+  const windowStart = monotonicUs();
+  let requests = 0;
+  let records = 0;
+  let errors = 0;
+  for (const [label, path, count, make] of phases) {
+    let i = 0;
+    const batches = Math.ceil(count / options.batchSize);
+    const phaseStarted = performance.now();
+    const { result, failed } = await cannon(
+      service.port,
+      bulk(path, keys.sync, () => make(i++), options.batchSize, count),
+      // autocannon refuses more connections than requests (500 carriers are one batch).
+      Math.min(options.bulkConnections, batches),
+      {
+        amount: batches,
+      },
+      undefined,
+      sampler,
+    );
+    requests += result.requests.total;
+    records += count - failed;
+    errors += result.errors + result.non2xx + failed;
+    console.error(
+      `  first sync ${label}: ${count} records in ${fmt((performance.now() - phaseStarted) / 1000, 1)} s, ${failed + result.errors + result.non2xx} errors`,
+    );
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const usage = meter.end();
+  if (measured) {
+    const row: Row = {
+      scenario: 'first-sync',
+      target: 'service',
+      connections: options.bulkConnections,
+      requests,
+      seconds,
+      requestsPerSecond: requests / seconds,
+      records,
+      recordsPerSecond: records / seconds,
+      p50Ms: NaN,
+      p99Ms: NaN,
+      errors,
+      usage,
+      cpuMsPerRequest: cpuMs(usage, seconds, requests),
+      window: [windowStart, monotonicUs()],
+      note: `${fmt(carriers)} carriers, ${fmt(loads)} loads, ${fmt(loads * 2)} legs, ${fmt(loads * 4)} stops, ${fmt(loads * 5)} updates in ${fmt(seconds, 1)} s`,
+    };
+    if (account && before) row.writeCost = await account.end(before, records, true, lag ? () => lag.stop(sampler!.samples, since) : undefined);
+    rows.push(row);
+    console.error(
+      `  first-sync: ${fmt(records)} records in ${fmt(seconds, 1)} s = ${fmt(records / seconds)} records/s${row.writeCost ? `; ${costLine(row.writeCost)}` : ''}`,
+    );
+  }
+  return `${fmt(loads)} loads (first sync: 2 legs with a carrier, 4 stops, 5 updates each)`;
+}
+
+/**
+ * Issue 8: the board on a tenant with 100,000 loads. The first sync's loads (run here if the first-sync
+ * scenario did not, unless --preload filled the tenant) are topped up with older ones in the same shape,
+ * written by SQL (bench/board-seed.ts; PostgreSQL only). Returns the data set, described.
+ */
+async function prepareBoard(context: Context): Promise<string> {
+  let described: string;
+  if (options.preload) described = `${fmt(options.preload)} loads preloaded by SQL (2 legs with a carrier, 4 stops, 5 updates each)`;
+  else {
+    described = context.synced ?? (await firstSync(context, false));
+    const url = context.dbUrl;
+    if (url) {
+      const added = await topUpSync(url, options.boardLoads);
+      if (added) described += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
+    }
+  }
+  // A dashboard queries a settled database: autovacuum analyzes a table within a minute of such
+  // a bulk load; the bench does it at once, so the board is not measured on planner statistics
+  // that still describe empty tables.
+  await settle(context.serviceDb);
+  return described;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Set-up and main()
+
+/** The `svc` tenant's baseline over the single routes (the parents the single and bulk scenarios write under), then settled. */
+async function seedBaseline(service: Started, key: string, serviceDb: Target) {
+  console.error(`seeding ${baseline.carriers} carriers, ${baseline.loads} loads and their first legs (single routes)…`);
+  await seedSingle(service, routes.carrier, key, baseline.carriers, (i) => data.carrier('svc', i));
+  await seedSingle(service, routes.load, key, baseline.loads, (i) => data.load('svc', i));
+  await seedSingle(service, routes.leg, key, baseline.loads, (i) => data.leg('svc', i, 1, baseline.carriers));
+  // Measured on settled statistics: see settle() and docs/explanation/performance.md.
+  await settle(serviceDb);
+}
+
+/** Starts the compiled service on its database, as `npm start` runs it (tracing as --otel says, whatever OTEL_* this shell has set). */
+async function startService(serviceDb: Target, cleanups: (() => Promise<unknown>)[]): Promise<Started> {
+  let tracingEnv: Record<string, string> = { OTEL_SDK_DISABLED: 'true' };
+  if (options.otel) {
+    const sink = await startOtlpSink();
+    cleanups.push(sink.close);
+    otelReceived = sink.received;
+    tracingEnv = {
+      OTEL_SDK_DISABLED: 'false',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_SERVICE_NAME: 'tms-ingest-bench',
+    };
+  }
+  const service = await startServer(
+    process.execPath,
+    [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
+    {
+      ...process.env,
+      ...serviceMalloc,
+      ...serviceDb.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: options.logLevel,
+      ...tracingEnv,
+      ...(options.withoutCoverage ? { INGEST_FIELD_COVERAGE: 'off' } : {}),
+      // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
+      // shedding stays on, as deployed; its 503s would show as errors).
+      RATE_LIMIT_RECORDS_PER_SECOND: '0',
+      RATE_LIMIT_QUERIES_PER_SECOND: '0',
+    },
+    join(work, 'service.log'),
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
+  cleanups.push(() => service.stop());
+  console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);
+  return service;
+}
 
 async function main() {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
@@ -688,6 +1164,7 @@ async function main() {
     if (!options.keepDb) rmSync(work, { recursive: true, force: true });
   };
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const needed = (need: keyof Needs) => selected.some((s) => s.needs[need]);
 
   try {
     // Databases: one for the service; the references share it on PostgreSQL (their own tenants),
@@ -697,12 +1174,14 @@ async function main() {
     // Before anything connects: the passes' own time in pg_stat_user_functions (bench/write-accounting.ts).
     const functionsNote = dbUrl && options.writeCost ? await trackFunctions(dbUrl) : null;
     if (functionsNote) skipped.push(functionsNote);
-    if (options.keepDb) console.error(`--keep-db: the service's database ${serviceDb.env.DATABASE_URL ?? '(PGlite)'} and ${work} are kept`);
+    if (options.keepDb) console.error(`--keep-db: the service's database ${dbUrl ?? '(PGlite)'} and ${work} are kept`);
     else cleanups.push(serviceDb.drop);
     console.error('creating tenants with the tenant CLI (applies the migrations)…');
-    const svcKey = await createTenant(serviceDb, 'svc');
-    const syncKey = await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']);
-    const pushKey = only.has('push') ? await createTenant(serviceDb, 'push') : '';
+    const keys: Context['keys'] = {
+      svc: await createTenant(serviceDb, 'svc'),
+      sync: await createTenant(serviceDb, 'sync', ['--tms-url-template', 'https://tms.example/loads/{key}']),
+    };
+    for (const { name, needs } of selected) if (needs.tenant) keys[name] = await createTenant(serviceDb, name);
     if (dbUrl && options.writeCost) {
       accounting = await openAccounting(dbUrl);
       const opened = accounting;
@@ -710,12 +1189,11 @@ async function main() {
       cleanups.push(() => opened.close());
     }
     if (options.preload) {
-      const url = serviceDb.env.DATABASE_URL;
-      if (!url) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
+      if (!dbUrl) throw new Error('--preload needs DATABASE_URL (PostgreSQL)');
       console.error(`preloading ${fmt(options.preload)} loads with their legs, stops and updates (SQL)…`);
       // A fifth of them active within the last 12 hours, as the first sync's loads are in a full run
       // (the dashboard's activitySince looks 6 hours back).
-      await topUpSync(url, options.preload, (client, tenantId) =>
+      await topUpSync(dbUrl, options.preload, (client, tenantId) =>
         client.query(
           `UPDATE load_activity a SET last_activity_at = now() - (hashtext(l.permalink) & 1023) * interval '42 seconds'
            FROM loads l WHERE l.tenant_id = $1 AND l.permalink LIKE 'BL%' AND substr(l.permalink, 3)::int % 5 = 0
@@ -725,360 +1203,21 @@ async function main() {
       );
       await settle(serviceDb);
     }
-    const wantReferences = options.references && (only.has('load-upsert') || only.has('bulk-loads'));
-    const refDbs: Record<'node' | 'yoga' | 'plain', Target> = { node: serviceDb, yoga: serviceDb, plain: serviceDb };
-    const refKeys = { node: '', yoga: '', plain: '' };
-    if (wantReferences) {
-      for (const mode of ['node', 'yoga', 'plain'] as const) refKeys[mode] = await createTenant(serviceDb, `floor-${mode}`);
-      // PGlite admits one process: each reference gets a copy of the service's (still unused) database.
-      if (database === 'pglite') {
-        for (const mode of ['node', 'yoga', 'plain'] as const) {
-          const dataDir = join(work, `floor-${mode}`);
-          cpSync(serviceDb.env.DATA_DIR!, dataDir, { recursive: true });
-          refDbs[mode] = { env: { DATA_DIR: dataDir } };
-        }
-      }
-    }
-
-    const profileDir = join(root, 'bench/profiles');
+    const references = options.references && needed('references') ? await createReferences(serviceDb, database) : null;
     if (options.cpuProf) mkdirSync(profileDir, { recursive: true });
-    // Profiles are named CPU.<date>.<time>.<pid>.<thread>.…: the pids are in the progress lines.
-    const profileArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    // Tracing as configured by --otel, whatever OTEL_* this shell has set.
-    let tracingEnv: Record<string, string> = { OTEL_SDK_DISABLED: 'true' };
-    if (options.otel) {
-      const sink = await startOtlpSink();
-      cleanups.push(sink.close);
-      otelReceived = sink.received;
-      tracingEnv = {
-        OTEL_SDK_DISABLED: 'false',
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
-        OTEL_TRACES_SAMPLER: 'always_on',
-        OTEL_SERVICE_NAME: 'tms-ingest-bench',
-      };
-    }
-    const service = await startServer(
-      process.execPath,
-      [...profileArgs, ...serviceNodeArgs, ...compiled('main.js')],
-      {
-        ...process.env,
-        ...serviceMalloc,
-        ...serviceDb.env,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        NODE_ENV: 'production',
-        LOG_LEVEL: options.logLevel,
-        ...tracingEnv,
-        ...(options.withoutCoverage ? { INGEST_FIELD_COVERAGE: 'off' } : {}),
-        // Per-tenant rate limits are policy, not cost: off, so the bench measures throughput (overload
-        // shedding stays on, as deployed; its 503s would show as errors).
-        RATE_LIMIT_RECORDS_PER_SECOND: '0',
-        RATE_LIMIT_QUERIES_PER_SECOND: '0',
-      },
-      join(work, 'service.log'),
-      /listening on http:\/\/127\.0\.0\.1:(\d+)/,
-    );
-    cleanups.push(() => service.stop());
-    console.error(`service pid ${service.child.pid} on port ${service.port} (log ${service.logFile})`);
+    const service = await startService(serviceDb, cleanups);
+    if (needed('baseline')) await seedBaseline(service, keys.svc, serviceDb);
+    const context: Context = { serviceDb, dbUrl, service, keys, svc: svcStreams('svc'), hasBulk: await bulkAvailable(service, keys.svc), references };
 
-    const svc = svcStreams('svc');
-    const needsBaseline = [...only].some((s) => !['load-upsert', 'first-sync', 'load-board', 'load-board-postgraphile'].includes(s));
-    if (needsBaseline || only.has('load-upsert')) {
-      console.error(`seeding ${baseline.carriers} carriers, ${baseline.loads} loads and their first legs (single routes)…`);
-      await seedSingle(service, routes.carrier, svcKey, baseline.carriers, (i) => data.carrier('svc', i));
-      await seedSingle(service, routes.load, svcKey, baseline.loads, (i) => data.load('svc', i));
-      await seedSingle(service, routes.leg, svcKey, baseline.loads, (i) => data.leg('svc', i, 1, baseline.carriers));
-      // Measured on settled statistics: see settle() and docs/explanation/performance.md.
-      await settle(serviceDb);
-    }
-    const hasBulk = await bulkAvailable(service, svcKey);
-    const { duration, warmup, connections } = options;
-
-    // The plain floor (bench/reference-server.ts `node plain`): node:http + pg into a table with the
-    // same columns and unique key, no triggers, no secondary indexes; single upserts and bulk.
-    const withPlainFloor = async (use: (ref: Started) => Promise<void>) => {
-      const ref = await startServer(
-        process.execPath,
-        [...profileArgs, ...nodeTsx, join(root, 'bench/reference-server.ts'), 'node', 'plain'],
-        { ...process.env, ...refDbs.plain.env, PORT: '0' },
-        join(work, 'floor-plain.log'),
-        /listening (\d+)/,
-      );
-      try {
-        console.error(`plain floor pid ${ref.child.pid} on port ${ref.port}`);
-        await use(ref);
-      } finally {
-        await ref.stop();
-      }
-    };
-    const plainTarget = 'plain floor (node:http + pg, plain table)' as const;
-    const plainLoads = mixed(0, (i, rev) => data.load('floor-plain', i, rev));
-
-    // Single load upsert: service, then the three references, same connections and duration.
-    if (only.has('load-upsert')) {
-      console.error('single load upsert (warm-up, then measured)…');
-      const load = single(routes.load, svcKey, svc.loads);
-      await cannon(service.port, load, connections, { duration: warmup });
-      await measureLoad('load-upsert', 'service', service, load, connections, { duration });
-      if (wantReferences) {
-        for (const mode of ['node', 'yoga'] as const) {
-          const ref = await startServer(
-            process.execPath,
-            [...profileArgs, ...nodeTsx, join(root, 'bench/reference-server.ts'), mode],
-            { ...process.env, ...refDbs[mode].env, PORT: '0' },
-            join(work, `floor-${mode}.log`),
-            /listening (\d+)/,
-          );
-          try {
-            console.error(`reference ${mode} pid ${ref.child.pid} on port ${ref.port}`);
-            const slug = `floor-${mode}`;
-            const refLoad = single(
-              routes.load,
-              refKeys[mode],
-              mixed(0, (i, rev) => data.load(slug, i, rev)),
-            );
-            await cannon(ref.port, refLoad, connections, { duration: warmup });
-            await measureLoad('load-upsert', mode === 'node' ? 'floor (node:http + pg)' : 'floor (bare Yoga)', ref, refLoad, connections, { duration });
-          } finally {
-            await ref.stop();
-          }
-        }
-        await withPlainFloor(async (ref) => {
-          const refLoad = single(routes.load, refKeys.plain, plainLoads);
-          await cannon(ref.port, refLoad, connections, { duration: warmup });
-          await measureLoad('load-upsert', plainTarget, ref, refLoad, connections, { duration });
-        });
+    for (const scenario of selected) {
+      const { name, needs } = scenario;
+      if (needs.postgres && !dbUrl) skipped.push(`${name}: skipped, ${needs.postgres}`);
+      else if (needs.bulk && !context.hasBulk) skipped.push(`${name}: skipped, the service has no bulk routes yet (POST ${routes.bulkLoads} answers 404)`);
+      else {
+        if (needs.board) context.boardData ??= await prepareBoard(context);
+        await scenario.run(context, name);
       }
     }
-    if (only.has('leg-upsert')) await measureLoad('leg-upsert', 'service', service, single(routes.leg, svcKey, svc.legs), connections, { duration });
-    if (only.has('stop-upsert')) await measureLoad('stop-upsert', 'service', service, single(routes.stop, svcKey, svc.stops), connections, { duration });
-    if (only.has('update-create'))
-      await measureLoad('update-create', 'service', service, single(routes.update, svcKey, svc.updates), connections, { duration });
-
-    const bulkScenarios: [ScenarioName, string, () => Body][] = [
-      ['bulk-carriers', routes.bulkCarriers, svc.carriers],
-      ['bulk-loads', routes.bulkLoads, svc.loads],
-      ['bulk-legs', routes.bulkLegs, svc.legs],
-      ['bulk-stops', routes.bulkStops, svc.stops],
-      ['bulk-updates', routes.bulkUpdates, svc.updates],
-    ];
-    for (const [name, path, next] of bulkScenarios) {
-      if (!only.has(name)) continue;
-      if (!hasBulk) {
-        skipped.push(`${name}: skipped, the service has no bulk routes yet (POST ${path} answers 404)`);
-        continue;
-      }
-      await measureLoad(name, 'service', service, bulk(path, svcKey, next), options.bulkConnections, { duration }, `${options.batchSize} records per request`);
-      if (name === 'bulk-loads' && wantReferences) {
-        await withPlainFloor(async (ref) => {
-          const refBulk = bulk(routes.bulkLoads, refKeys.plain, plainLoads);
-          await measureLoad(
-            name,
-            plainTarget,
-            ref,
-            refBulk,
-            options.bulkConnections,
-            { duration },
-            `${options.batchSize} records per request, one multi-row INSERT … ON CONFLICT`,
-          );
-        });
-      }
-    }
-
-    // push: the CLI pushing an NDJSON file of new loads, beside the bulk route driven by autocannon with
-    // as many connections and new loads of the same shape (the CLI's batches: 1,000 records).
-    if (only.has('push') && hasBulk) {
-      const count = Math.round(20_000 * options.syncScale);
-      const batches = Math.ceil(count / 1000);
-      let i = 0;
-      const floor = await measureLoad(
-        'push',
-        'service',
-        service,
-        bulk(routes.bulkLoads, pushKey, () => data.load('push', i++), 1000, count),
-        Math.min(options.bulkConnections, batches),
-        { amount: batches },
-        `bulk loads: ${fmt(count)} new loads, 1,000 per request`,
-      );
-      const file = join(work, 'loads.ndjson');
-      writeFileSync(file, Array.from({ length: count }, (_, k) => `${JSON.stringify(data.load('push', count + k))}\n`).join(''));
-      const started = performance.now();
-      const meter = measure(service.child.pid!);
-      const out = await run(
-        process.execPath,
-        [
-          // As `npm run push` runs it (no source maps: bin.ts).
-          join(root, 'dist', 'cli', 'push.js'),
-          file,
-          '--url',
-          `http://127.0.0.1:${service.port}`,
-          '--key',
-          pushKey,
-          '--concurrency',
-          String(options.bulkConnections),
-          '--json',
-        ],
-        { ...process.env, TMS_INGEST_API_KEY: '' },
-      );
-      const usage = meter.end();
-      const summary = JSON.parse(out.trim().split('\n').at(-1)!) as {
-        processed: number;
-        rejected: number;
-        durationMs: number;
-        requests: number;
-        maxRssBytes: number;
-      };
-      const seconds = summary.durationMs / 1000;
-      const ratio = summary.processed / seconds / floor.recordsPerSecond;
-      rows.push({
-        scenario: 'push',
-        target: 'tms-ingest push (CLI)',
-        connections: options.bulkConnections,
-        requests: summary.requests,
-        seconds,
-        requestsPerSecond: summary.requests / seconds,
-        records: summary.processed,
-        recordsPerSecond: summary.processed / seconds,
-        p50Ms: NaN,
-        p99Ms: NaN,
-        errors: summary.rejected,
-        usage,
-        cpuMsPerRequest: cpuMs(usage, seconds, summary.requests),
-        window: [monotonicUs() - Math.round((performance.now() - started) * 1000), monotonicUs()],
-        note: `${fmt(count)} loads from an NDJSON file (${fmt(Buffer.byteLength(readFileSync(file)) / 1048576, 1)} MB): ${ratio.toFixed(2)} × the bulk route's records/s; the CLI's peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
-      });
-      console.error(
-        `  push: ${fmt(summary.processed / seconds)} records/s = ${ratio.toFixed(2)} × bulk; CLI peak RSS ${fmt(summary.maxRssBytes / 1048576)} MB`,
-      );
-    }
-
-    // First sync: a new tenant's whole history through the bulk routes, parents first.
-    let boardData = '';
-    // The board's data set, for the service's boards and (PostgreSQL only) PostGraphile's.
-    const boards = only.has('load-board') || (only.has('load-board-postgraphile') && database === 'postgres');
-    if (only.has('first-sync') || (boards && !options.preload)) {
-      const loads = Math.round(20_000 * options.syncScale);
-      const carriers = Math.max(10, Math.round(500 * options.syncScale));
-      if (hasBulk) {
-        const phases: [string, string, number, (i: number) => Body][] = [
-          ['carriers', routes.bulkCarriers, carriers, (i) => data.carrier('sync', i)],
-          ['loads', routes.bulkLoads, loads, (i) => data.load('sync', i)],
-          ['legs', routes.bulkLegs, loads * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, carriers)],
-          ['stops', routes.bulkStops, loads * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1)],
-          ['updates', routes.bulkUpdates, loads * 5, (i) => data.update('sync', i, Math.floor(i / 5))],
-        ];
-        // Accounted as one scenario (its phases follow each other without settling). The push CLI's
-        // requests are not counted by cannon(): marked as sent, so the first reading waits for them.
-        const account = only.has('first-sync') ? accounting : null;
-        account?.sent();
-        const before = await account?.begin(true);
-        const lag = account ? await account.watchLag() : null;
-        const sampler = lag ? answerSampler(1) : undefined;
-        const since = Date.now();
-        const meter = measure(service.child.pid!);
-        const started = performance.now();
-        const windowStart = monotonicUs();
-        let requests = 0;
-        let records = 0;
-        let errors = 0;
-        for (const [label, path, count, make] of phases) {
-          let i = 0;
-          const batches = Math.ceil(count / options.batchSize);
-          const phaseStarted = performance.now();
-          const { result, failed } = await cannon(
-            service.port,
-            bulk(path, syncKey, () => make(i++), options.batchSize, count),
-            // autocannon refuses more connections than requests (500 carriers are one batch).
-            Math.min(options.bulkConnections, batches),
-            {
-              amount: batches,
-            },
-            undefined,
-            sampler,
-          );
-          requests += result.requests.total;
-          records += count - failed;
-          errors += result.errors + result.non2xx + failed;
-          console.error(
-            `  first sync ${label}: ${count} records in ${fmt((performance.now() - phaseStarted) / 1000, 1)} s, ${failed + result.errors + result.non2xx} errors`,
-          );
-        }
-        const seconds = (performance.now() - started) / 1000;
-        const usage = meter.end();
-        if (only.has('first-sync')) {
-          const row: Row = {
-            scenario: 'first-sync',
-            target: 'service',
-            connections: options.bulkConnections,
-            requests,
-            seconds,
-            requestsPerSecond: requests / seconds,
-            records,
-            recordsPerSecond: records / seconds,
-            p50Ms: NaN,
-            p99Ms: NaN,
-            errors,
-            usage,
-            cpuMsPerRequest: cpuMs(usage, seconds, requests),
-            window: [windowStart, monotonicUs()],
-            note: `${fmt(carriers)} carriers, ${fmt(loads)} loads, ${fmt(loads * 2)} legs, ${fmt(loads * 4)} stops, ${fmt(loads * 5)} updates in ${fmt(seconds, 1)} s`,
-          };
-          if (account && before) row.writeCost = await account.end(before, records, true, lag ? () => lag.stop(sampler!.samples, since) : undefined);
-          rows.push(row);
-          console.error(
-            `  first-sync: ${fmt(records)} records in ${fmt(seconds, 1)} s = ${fmt(records / seconds)} records/s${row.writeCost ? `; ${costLine(row.writeCost)}` : ''}`,
-          );
-        }
-        boardData = `${fmt(loads)} loads (first sync: 2 legs with a carrier, 4 stops, 5 updates each)`;
-      } else {
-        if (only.has('first-sync')) skipped.push('first-sync: skipped, the service has no bulk routes yet');
-        // The load board still gets a data set, posted one record at a time (the issue's 400-load shape, more loads).
-        const n = Math.round(1_000 * Math.min(1, options.syncScale * 2));
-        console.error(`seeding the load board with ${n} loads over the single routes…`);
-        await seedSingle(service, routes.carrier, syncKey, 100, (i) => data.carrier('sync', i));
-        await seedSingle(service, routes.load, syncKey, n, (i) => data.load('sync', i));
-        await seedSingle(service, routes.leg, syncKey, n * 2, (i) => data.leg('sync', i >> 1, (i & 1) + 1, 100));
-        await seedSingle(service, routes.stop, syncKey, n * 4, (i) => data.stop('sync', i >> 2, ((i >> 1) & 1) + 1, (i & 1) + 1));
-        await seedSingle(service, routes.update, syncKey, n * 5, (i) => data.update('sync', i, Math.floor(i / 5)));
-        boardData = `${fmt(n)} loads (single routes: 2 legs with a carrier, 4 stops, 5 updates each)`;
-      }
-    }
-
-    if (boards) {
-      // Issue 8: the board on a tenant with 100,000 loads. The first sync's loads are topped up with
-      // older ones in the same shape, written by SQL (bench/board-seed.ts; PostgreSQL only).
-      const url = serviceDb.env.DATABASE_URL;
-      if (options.preload) boardData = `${fmt(options.preload)} loads preloaded by SQL (2 legs with a carrier, 4 stops, 5 updates each)`;
-      else if (url) {
-        const added = await topUpSync(url, options.boardLoads);
-        if (added) boardData += `, topped up with ${fmt(added)} older loads of the same shape by SQL: ${fmt(options.boardLoads)} in all`;
-      }
-      // A dashboard queries a settled database: autovacuum analyzes a table within a minute of such
-      // a bulk load; the bench does it at once, so the board is not measured on planner statistics
-      // that still describe empty tables.
-      await settle(serviceDb);
-    }
-    if (only.has('load-board')) {
-      // As deployed (dashboards polling one query share answers: graphql/response-cache.ts), then
-      // with every answer computed (`Cache-Control: no-cache`).
-      for (const { scenario, document } of boardQueries) {
-        for (const target of boardTargets) {
-          const board: Load = {
-            path: '/graphql',
-            headers: { 'content-type': 'application/json', 'x-api-key': syncKey, ...(target === 'service' ? {} : { 'cache-control': 'no-cache' }) },
-            body: () => JSON.stringify({ query: document, operationName: 'LoadBoard' }),
-            records: 1,
-            check: graphqlErrors,
-          };
-          await cannon(service.port, board, options.graphqlConnections, { duration: warmup });
-          await measureLoad(scenario, target, service, board, options.graphqlConnections, { duration }, boardData);
-        }
-      }
-    }
-
-    if (only.has('load-board-postgraphile')) await comparePostgraphile(service, syncKey, serviceDb, boardData);
 
     const code = await service.stop();
     if (code !== 0) console.error(`the service exited with code ${code} (log ${service.logFile})`);
