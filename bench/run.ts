@@ -34,6 +34,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { boardQueries, loadBoard } from './board-queries.js';
+import { citusWorkers, createCitusDatabase, dropCitusDatabase } from './citus-database.js';
 import { topUpBoard } from './board-seed.js';
 import * as data from './data.js';
 import { boardDifference, postgraphileBoard, postgraphileErrors, postgraphileRatios, postgraphileVersion, startPostgraphile } from './postgraphile.js';
@@ -442,12 +443,19 @@ async function createDatabase(name: string): Promise<Target & { drop(): Promise<
   }
   const database = `tms_bench_${process.pid}_${Date.now().toString(36)}_${name}`;
   benchDatabase = database;
+  const url = new URL(base);
+  url.pathname = `/${database}`;
+  // On a Citus coordinator the database is made on every node of the cluster (bench/citus-database.ts).
+  const workers = await citusWorkers(base);
+  if (workers) {
+    console.error(`Citus coordinator with ${workers.length} workers: the bench's database is made on every node`);
+    await createCitusDatabase(base, database, workers);
+    return { env: { DATABASE_URL: url.toString() }, drop: () => dropCitusDatabase(base, database, workers) };
+  }
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${database}"`);
   await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${database}`;
   return {
     env: { DATABASE_URL: url.toString() },
     async drop() {
