@@ -118,6 +118,25 @@ function loadOrder(spec: RecordTable): string[] {
   ];
 }
 
+/**
+ * The CTE of the log entries of a statement's settled rows (db/payload-history.ts's `historyCte`): the
+ * tenant `$1`, the time `$2`, and the request's source, id and query as the parameters from `$<first>` on;
+ * `bodies` and `coverage` SQL expressions, or null when the entries carry none.
+ */
+function logEntries(spec: RecordTable, first: number, log: { bodies: string | null; coverage: string | null; one: boolean }): string {
+  return `,
+  ${historyCte({
+    settled: 'settled',
+    tenantId: '$1::uuid',
+    receivedAt: '$2::timestamptz',
+    kind: `'${spec.name}'`,
+    source: `$${first}::text`,
+    requestId: `$${first + 1}::text`,
+    query: `$${first + 2}::text`,
+    ...log,
+  })}`;
+}
+
 /** What a statement records besides its rows, and for how many rows it is planned. */
 export interface UpsertOptions {
   /** Record the payload history of what it settles: its log entries carry the bodies. */
@@ -305,19 +324,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   /** The log entries of the settled rows: source, request id and query, then the bodies and the presence if recorded. */
   function historyCtes() {
     const bodies = history ? `$${fixedParams + 4}::json` : null;
-    return `,
-  ${historyCte({
-    settled: 'settled',
-    tenantId: '$1::uuid',
-    receivedAt: '$2::timestamptz',
-    kind: `'${spec.name}'`,
-    source: `$${fixedParams + 1}::text`,
-    requestId: `$${fixedParams + 2}::text`,
-    query: `$${fixedParams + 3}::text`,
-    bodies,
-    coverage: coverage ? `$${fixedParams + (history ? 5 : 4)}::text[]` : null,
-    one,
-  })}`;
+    return logEntries(spec, fixedParams + 1, { bodies, coverage: coverage ? `$${fixedParams + (history ? 5 : 4)}::text[]` : null, one });
   }
 
   return {
@@ -573,19 +580,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
 
   /** Every delete settles (none misses a parent): skipped when kept by freshness, changed when deleted now. */
   function historyCtes() {
-    return `,
-  ${historyCte({
-    settled: 'settled',
-    tenantId: '$1::uuid',
-    receivedAt: '$2::timestamptz',
-    kind: `'${spec.name}'`,
-    source: '$6::text',
-    requestId: '$7::text',
-    query: '$8::text',
-    bodies: '$5::json',
-    coverage: null,
-    one,
-  })}`;
+    return logEntries(spec, 6, { bodies: '$5::json', coverage: null, one });
   }
 
   return {
