@@ -7,6 +7,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.js';
 import { getDatamodel } from './generated/pothos-types.js';
+import { isCitus } from './distribution.js';
 import type { StatementTarget } from '../observability/tracing.js';
 import type { Database } from './interface.js';
 import { quote } from './sql-text.js';
@@ -152,19 +153,17 @@ function readsToOne(model: string, args: unknown): boolean {
 function toOneReadsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaClient {
   let citus: Promise<boolean> | undefined;
   const onCitus = () =>
-    (citus ??= pool.query(`SELECT 1 FROM pg_extension WHERE extname = 'citus'`).then(
-      (result) => result.rows.length > 0,
-      () => {
-        citus = undefined;
-        return false;
-      },
-    ));
+    (citus ??= isCitus(async (text, params) => (await pool.query<Record<string, unknown>>(text, params)).rows).catch(() => {
+      citus = undefined;
+      return false;
+    }));
   // The extended client has PrismaClient's methods and types; only its reads' options change.
   return prisma.$extends({
     query: {
       $allModels: {
         async $allOperations({ model, operation, args, query }) {
-          const byQuery = relationReads.has(operation) && readsToOne(model, args) && (await onCitus());
+          // Citus first (asked once, then a settled promise): plain PostgreSQL walks no read's tree.
+          const byQuery = relationReads.has(operation) && (await onCitus()) && readsToOne(model, args);
           return query(byQuery ? { relationLoadStrategy: 'query', ...args } : args);
         },
       },
