@@ -129,9 +129,6 @@ function hasCode(error: unknown, codes: readonly string[]): boolean {
 /** PostgreSQL's deadlock_detected (40P01) and serialization_failure (40001): the transaction was rolled back whole, a retry succeeds. */
 const isTransientConflict = (error: unknown): boolean => hasCode(error, ['40P01', '40001']);
 
-/** A serialization failure (40001): the statement rolled back whole and may run again. */
-export const isSerializationFailure = (error: unknown): boolean => hasCode(error, ['40001']);
-
 /**
  * True for PostgreSQL's refusals of the data a statement carried: data exceptions (class 22, such as
  * a value out of range), integrity constraint violations (23) and program limits (54, such as an

@@ -82,6 +82,11 @@ export interface RowResult {
   phase?: string | null;
   /** By the parent's column, whether it was found (null when no permalink was given). */
   parents: Record<string, boolean | null>;
+  /**
+   * Upserts only: the record was created by a concurrent transaction while the statement ran, so
+   * nothing was written or derived for it; written again, it is read as stored (`raced`, below).
+   */
+  raced?: boolean;
 }
 
 export interface UpsertStatement {
@@ -240,8 +245,15 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   const storedValues = (alias: string) => `ROW(${stored.map((column) => `${alias}.${q(column)}`).join(', ')})`;
   const storedBefore = `ROW(${stored.map((column) => `(r.before).${q(column)}`).join(', ')})`;
 
+  // A row with a stored row before it keeps that row's id in the proposed row (`EXCLUDED.id`): the
+  // update below then knows the row it conflicts with as the one it read (`raced`, below).
   const insertColumns = ['id', 'tenant_id', 'permalink', ...columns.map((c) => c.column)];
-  const insertValues = ['gen_random_uuid()', '$1::uuid', 'r.permalink', ...columns.map((c) => value(c.column))];
+  const insertValues = [
+    compares ? 'COALESCE((r.before).id, gen_random_uuid())' : 'gen_random_uuid()',
+    '$1::uuid',
+    'r.permalink',
+    ...columns.map((c) => value(c.column)),
+  ];
   spec.parents.forEach((p) => {
     insertColumns.push(p.column);
     insertValues.push(found(p));
@@ -281,19 +293,23 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
         // An upsert that is not skipped revives a deleted record (its children stay deleted).
         'deleted_at = NULL',
       ].join(', ')}
-      WHERE ${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime}`;
+      WHERE t.id = EXCLUDED.id AND (${syncRunTime} IS NULL OR t.fresh_at <= ${syncRunTime})`;
 
   // Rows are locked and inserted in the order of the load they touch (its permalink), then their own
   // permalink, so any two statements, of any kinds, lock what they share in one order. Ordered
   // otherwise, two batches locked shared loads in opposite orders and deadlocked (found by npm run
   // bench: load updates in their own permalink order; legs by load id against loads by permalink).
   const orderBy = `${order.map((key) => `${key}, `).join('')}i.permalink`;
-  // A row updated with no stored row read before it was created by a concurrent transaction that
-  // committed while this statement ran: its `before` is not the row the update replaced, so everything
-  // derived from it (events, phase history, the city set) would be false. The statement raises
-  // SQLSTATE 40001 instead (migration concurrent_create): all of it rolls back, and the caller runs it
-  // again, when the row is stored and locked like any other (src/domain/ingestion/ingest.ts).
-  const raced = compares ? `, CASE WHEN w.inserted = false AND (r.before).id IS NULL THEN concurrent_create(r.permalink) END AS raced` : '';
+  // A row that had no stored row when the statement read `before`, whose insert then met one (a
+  // concurrent transaction created it and committed while this statement ran), is not updated (the
+  // conflict's `t.id = EXCLUDED.id` fails: the stored row is not the one read, which was none), not
+  // settled and derives nothing: from a `before` that is not the row the update would replace, its
+  // events, phase history and city set would be false. The statement answers it `raced`, and the caller
+  // writes those rows again in a statement of their own, which reads the committed row as their stored
+  // row (src/domain/ingestion/ingest.ts). The other rows of the statement are written once: nothing
+  // rolls back.
+  const racedSql = compares ? `w.permalink IS NULL AND (r.before).id IS NULL${parentsFound.length ? ` AND ${parentsFound.join(' AND ')}` : ''}` : 'false';
+  const raced = compares ? `, ${racedSql} AS raced` : '';
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
@@ -316,7 +332,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       CASE WHEN w.permalink IS NULL THEN '${appendOnly ? 'duplicate' : 'skipped'}' ELSE 'processed' END AS outcome,
       ${compares ? `CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR ${storedValues('w')} IS DISTINCT FROM ${storedBefore} END` : 'w.permalink IS NOT NULL'} AS changed
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
-    ${parentsFound.length ? `WHERE ${parentsFound.join(' AND ')}` : ''}
+    WHERE ${[...parentsFound, `NOT (${racedSql})`].join(' AND ')}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${logged ? historyCtes() : ''}
   SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((p) => `, CASE WHEN ${given(p)} IS NULL THEN NULL ELSE ${found(p)} IS NOT NULL END AS ${q(parentFound(p))}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
@@ -360,6 +376,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
         results[row.ord as number] = {
           inserted: (row.inserted as boolean | null) ?? null,
           ...(spec.phase ? { phase: (row.phase as string | null) ?? null } : {}),
+          ...(row.raced === true ? { raced: true } : {}),
           parents: Object.fromEntries(spec.parents.map((p) => [p.column, (row[parentFound(p)] as boolean | null) ?? null])),
         };
       }

@@ -10,7 +10,7 @@ import type { Logger } from '../../logger.js';
 import type { EventSequencer } from '../events/sequencer.js';
 import type { TableStatistics } from '../../db/table-statistics.js';
 import { buildDeleteStatement, buildUpsertStatement, type RowResult, type UpsertRow } from '../../db/record-statements.js';
-import { AppError, isDataRefusal, isSerializationFailure, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
+import { AppError, isDataRefusal, toAppError, validationFailed, type FieldIssue } from '../../errors.js';
 import { reportIngest, type IngestRecorder, type IngestSourceName, type ReportedResult } from '../ingest-health/report.js';
 import type { UpsertOutcome, UpsertStatus } from './outcome.js';
 import { countedFields, hasValue, type IngestAction, type RecordSpec } from '../declaration/record.js';
@@ -135,20 +135,12 @@ interface Write {
 type MissingFields = readonly string[];
 
 /**
- * Runs a write statement again when it met a concurrent create of one of its records (SQLSTATE 40001,
- * raised by the statement itself: db/record-statements.ts, `raced`): it rolled back whole, and the
- * record it raced is committed by then, so the next run reads it as the stored row. One more run is
- * enough but for a pathological schedule; after the last the error is thrown (503, retry).
+ * How many times a record created concurrently by another request while a statement wrote it (it
+ * answered `raced`: db/record-statements.ts) is written again. Once is enough: by then the record is
+ * committed and is read as stored, so the second statement cannot race on it; after the last run
+ * the write fails as a transient conflict (503, retry).
  */
-async function againOnConcurrentCreate<T>(write: () => Promise<T>, runs = 4): Promise<T> {
-  for (let run = 1; ; run++) {
-    try {
-      return await write();
-    } catch (thrown) {
-      if (run >= runs || !isSerializationFailure(thrown)) throw thrown;
-    }
-  }
-}
+const racedRuns = 3;
 
 /** Compiles the use case of one operation: its validator, its statements, its rows and its outcomes. */
 export function createIngestion({ spec, action, body }: IngestTarget) {
@@ -267,7 +259,7 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
    * failure (an outage, a rolled-back conflict, a broken schema), or any failure of a one-record
    * request, concerns the request: thrown.
    */
-  async function write(sql: Sql, group: readonly Pending[], w: Write): Promise<void> {
+  async function write(sql: Sql, group: readonly Pending[], w: Write, run = 1): Promise<void> {
     // A dry run writes nothing, its history neither (its transaction is rolled back): the plain statement.
     const history = w.scope.dryRun ? null : w.scope.history;
     // Coverage too: what a dry run counted would roll back anyway.
@@ -297,12 +289,12 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     // A delete that cascades locks its rows first, then deletes in a statement of the same transaction
     // (a dry run is one transaction already).
     const { lock } = chosen;
-    const run = async (on: Sql) => {
+    const execute = async (on: Sql) => {
       if (lock) await on.query(lock.text, lock.params(input), lock.name);
       return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
     };
     try {
-      rows = await againOnConcurrentCreate(() => (lock && !w.scope.dryRun ? w.scope.db.transaction(run) : run(sql)));
+      rows = await (lock && !w.scope.dryRun ? w.scope.db.transaction(execute) : execute(sql));
     } catch (thrown) {
       if (!isDataRefusal(thrown) || w.single) throw thrown;
       const [first] = group;
@@ -317,8 +309,19 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
       return;
     }
     const read = chosen.read(rows, group.length);
-    read.forEach((result, i) => (w.results[group[i]!.index] = outcomeOf(group[i]!.row, result)));
+    const raced = group.filter((_, i) => read[i]!.raced);
+    read.forEach((result, i) => {
+      if (!result.raced) w.results[group[i]!.index] = outcomeOf(group[i]!.row, result);
+    });
     if (!w.scope.dryRun) w.scope.statistics.wrote(spec.table, w.scope.tenant.id, read.filter((result) => result.inserted !== null).length);
+    // Records another request created while this statement ran: written again, now read as stored.
+    if (raced.length) {
+      if (run >= racedRuns)
+        throw new AppError('unavailable', 'Concurrent writes of the same new records kept conflicting; retry the request.', undefined, {
+          'Retry-After': '1',
+        });
+      await write(sql, raced, w, run + 1);
+    }
   }
 
   /** Step 4, outcome: what the statement did with a row, as the contract words it (or the parent_not_found error). */

@@ -7,9 +7,14 @@
  * counted once. On PGlite the writes are serialised and must give the same answers.
  */
 import type { Database } from '../../../src/db/database.js';
+import { buildUpsertStatement } from '../../../src/db/record-statements.js';
+import { bulkRestPath } from '../../../src/domain/declaration/record.js';
+import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
+import { recordSpecOf } from '../../../src/domain/registry.js';
 import { loadBody, loadLegBody, routes, seed, stopBody } from '../../factories/records.js';
 import { describe, expect, test } from '../../fixtures.js';
 import type { Api } from '../../helpers/app.js';
+import { onCitus, onPostgres } from '../../setup/database.js';
 
 const writers = 20;
 const rounds = 12;
@@ -93,4 +98,66 @@ describe('concurrent creates of one new record', { timeout: 180_000 }, () => {
     const found = await api.graphql('query ($city: String) { loads(first: 5, filter: { city: $city }) { totalCount } }', { city: 'Race City 0' });
     expect(found.body).toEqual({ data: { loads: { totalCount: 0 } } });
   });
+});
+
+describe('a bulk write racing the create of one of its records (PostgreSQL: truly parallel)', { timeout: 120_000 }, () => {
+  // Another writer's create of one new leg is held uncommitted while a bulk request of six legs, that
+  // one among them, starts: the bulk statement finds no stored row for it, then waits for the other
+  // insert, which commits. The statement writes its five other legs once and answers the raced one,
+  // which is written again in a statement of its own, read as stored (db/record-statements.ts, `raced`).
+  test.runIf(onPostgres())(
+    'the raced record is written again on its own, as an update of the committed row; the others once',
+    async ({ api, tenant, testApp }) => {
+      const { db } = testApp.database;
+      const load = await seed(api, routes.load, loadBody(tenant));
+      const legs = Array.from({ length: 6 }, (_, i) => loadLegBody(tenant, load, { load_leg_sequence: i + 1 }));
+      const raced = legs[0]!.native_system_load_leg_permalink as string;
+      const table = recordTableOf(recordSpecOf.load_leg);
+      const statement = buildUpsertStatement(table);
+      // On a Citus coordinator the bulk statement waits on the worker that holds the tenant's shards.
+      const waiting = onCitus()
+        ? `SELECT count(*)::int AS n FROM citus_lock_waits`
+        : `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+      const waitingForLocks = async () => (await db.sql.query<{ n: number }>(waiting, []))[0]!.n;
+      const statements: string[] = [];
+      const stop = db.onStatement((sql) => {
+        if (sql.includes('INSERT INTO "load_legs"')) statements.push(sql);
+      });
+      let written: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
+      await db.transaction(async (sql) => {
+        // The other writer's create, uncommitted.
+        await sql.query(
+          statement.text,
+          statement.params({
+            tenantId: tenant.id,
+            now: new Date(),
+            syncRunTime: null,
+            present: table.columns.map((c) => c.column),
+            rows: [{ permalink: raced, values: {}, parents: { load_id: load.native_system_load_permalink as string }, extra: {} }],
+          }),
+        );
+        statements.length = 0;
+        written = api.post(bulkRestPath(recordSpecOf.load_leg), { records: legs });
+        // Commit once the bulk statement waits for that insert.
+        for (let polls = 0; (await waitingForLocks()) === 0; polls++) expect(polls).toBeLessThan(100_000);
+      });
+      const res = await written!;
+      stop();
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const results = res.body.results as { status: string; message: string; permalink: string }[];
+      expect(results.map((r) => r.status)).toEqual(Array(6).fill('processed'));
+      // The raced leg updated the committed row; the other five were created.
+      expect(results.map((r) => / \(created\)\.$/.test(r.message))).toEqual([false, true, true, true, true, true]);
+      // Two statements: the six legs (planned for a set), then the raced one alone (planned for one row).
+      expect(statements.map((text) => (text.includes('LIMIT 1') ? 'one' : 'set'))).toEqual(['set', 'one']);
+      // Its events: the other writer's create, then this write's change of it (not a second create).
+      const events = await db.sql.query<{ created: string | null }>(
+        `SELECT data ->> 'created' AS created FROM load_events WHERE tenant_id = $1 AND type = 'leg.changed' AND data -> 'leg' ->> 'permalink' = $2 ORDER BY id`,
+        [tenant.id, raced],
+      );
+      expect(events.map((e) => e.created)).toEqual(['true', 'false']);
+      const stored = await db.prisma.loadLeg.findFirstOrThrow({ where: { tenantId: tenant.id, permalink: raced } });
+      expect(stored.sequence).toBe(1);
+    },
+  );
 });
