@@ -57,8 +57,9 @@ const clientOf = (url: string, retry: Partial<typeof defaultRetryPolicy> = {}) =
 const carrier = { native_system_carrier_permalink: 'C1-acme', native_system_carrier_id: 'C1', carrier_name: 'Acme Freight' };
 
 test('a request without an answer within timeoutMs is sent again, and counted as a timeout', async () => {
+  // Long enough for the second answer on a machine loaded by other work (200 ms was not, under a full suite).
   const server = await scripted([silent, ok]);
-  const client = clientOf(server.url, { timeoutMs: 200 });
+  const client = clientOf(server.url, { timeoutMs: 1500 });
   await expect(client.upsert('carrier', carrier)).resolves.toMatchObject({ status: 'processed' });
   expect(server.attempts()).toBe(2);
   expect(client.stats().retries.timeout).toBe(1);
