@@ -7,14 +7,13 @@
  * counted once. On PGlite the writes are serialised and must give the same answers.
  */
 import type { Database } from '../../../src/db/database.js';
-import { buildUpsertStatement } from '../../../src/db/record-statements.js';
 import { bulkRestPath } from '../../../src/domain/declaration/record.js';
-import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
 import { loadBody, loadLegBody, routes, seed, stopBody } from '../../factories/records.js';
 import { describe, expect, test } from '../../fixtures.js';
 import type { Api } from '../../helpers/app.js';
-import { onCitus, onPostgres } from '../../setup/database.js';
+import { onPostgres } from '../../setup/database.js';
+import { underHeldLegWrite } from '../../helpers/held-write.js';
 
 const writers = 20;
 const rounds = 12;
@@ -112,36 +111,15 @@ describe('a bulk write racing the create of one of its records (PostgreSQL: trul
       const load = await seed(api, routes.load, loadBody(tenant));
       const legs = Array.from({ length: 6 }, (_, i) => loadLegBody(tenant, load, { load_leg_sequence: i + 1 }));
       const raced = legs[0]!.native_system_load_leg_permalink as string;
-      const table = recordTableOf(recordSpecOf.load_leg);
-      const statement = buildUpsertStatement(table);
-      // On a Citus coordinator the bulk statement waits on the worker that holds the tenant's shards.
-      const waiting = onCitus()
-        ? `SELECT count(*)::int AS n FROM citus_lock_waits`
-        : `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-      const waitingForLocks = async () => (await db.sql.query<{ n: number }>(waiting, []))[0]!.n;
       const statements: string[] = [];
       const stop = db.onStatement((sql) => {
         if (sql.includes('INSERT INTO "load_legs"')) statements.push(sql);
       });
-      let written: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
-      await db.transaction(async (sql) => {
-        // The other writer's create, uncommitted.
-        await sql.query(
-          statement.text,
-          statement.params({
-            tenantId: tenant.id,
-            now: new Date(),
-            syncRunTime: null,
-            present: table.columns.map((c) => c.column),
-            rows: [{ permalink: raced, values: {}, parents: { load_id: load.native_system_load_permalink as string }, extra: {} }],
-          }),
-        );
+      // The other writer's create of the leg, uncommitted while the bulk request starts; committed once the request waits for it.
+      const res = await underHeldLegWrite(db, tenant.id, load.native_system_load_permalink as string, raced, () => {
         statements.length = 0;
-        written = api.post(bulkRestPath(recordSpecOf.load_leg), { records: legs });
-        // Commit once the bulk statement waits for that insert.
-        for (let polls = 0; (await waitingForLocks()) === 0; polls++) expect(polls).toBeLessThan(100_000);
+        return api.post(bulkRestPath(recordSpecOf.load_leg), { records: legs });
       });
-      const res = await written!;
       stop();
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const results = res.body.results as { status: string; message: string; permalink: string }[];

@@ -4,10 +4,9 @@
  * `DELETED_RETENTION_DAYS`, and a delete racing upserts of the same permalink (truly parallel on
  * PostgreSQL; serialised on PGlite, where the same answers must hold).
  */
-import { buildUpsertStatement } from '../../../src/db/record-statements.js';
-import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { onCitus, onPostgres } from '../../setup/database.js';
+import { onPostgres } from '../../setup/database.js';
+import { underHeldLegWrite } from '../../helpers/held-write.js';
 import { bulkRestPath, restPath } from '../../../src/domain/declaration/record.js';
 import { gqlData } from '../../factories/graphql.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, seedLoadTree, stopBody } from '../../factories/records.js';
@@ -257,38 +256,11 @@ describe('a delete and a child written under its record at the same time (Postgr
     const { db } = testApp.database;
     const load = await seed(api, routes.load, loadBody(tenant));
     const leg = loadLegBody(tenant, load);
-    const statement = buildUpsertStatement(recordTableOf(recordSpecOf.load_leg));
-    const table = recordTableOf(recordSpecOf.load_leg);
-    // On a Citus coordinator the delete waits on the worker that holds the tenant's shards: the cluster's lock waits.
-    const waiting = onCitus()
-      ? `SELECT count(*)::int AS n FROM citus_lock_waits`
-      : `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-    const waitingForLocks = async () => (await db.sql.query<{ n: number }>(waiting, []))[0]!.n;
-    let deleted: Promise<{ status: number }> | undefined;
-    await db.transaction(async (sql) => {
-      // The leg's write, uncommitted: it holds its load's KEY SHARE lock.
-      await sql.query(
-        statement.text,
-        statement.params({
-          tenantId: tenant.id,
-          now: new Date(),
-          syncRunTime: null,
-          present: table.columns.map((c) => c.column),
-          rows: [
-            {
-              permalink: leg.native_system_load_leg_permalink as string,
-              values: {},
-              parents: { load_id: load.native_system_load_permalink as string },
-              extra: {},
-            },
-          ],
-        }),
-      );
-      deleted = api.post(del.load, { native_system_load_permalink: load.native_system_load_permalink });
-      // Commit once the delete waits for the leg's lock on the load.
-      for (let polls = 0; (await waitingForLocks()) === 0; polls++) expect(polls).toBeLessThan(100_000);
-    });
-    expect((await deleted!).status).toBe(200);
+    // The leg's write, uncommitted, holds its load's KEY SHARE lock: committed once the delete waits for it.
+    const deleted = await underHeldLegWrite(db, tenant.id, load.native_system_load_permalink as string, leg.native_system_load_leg_permalink as string, () =>
+      api.post(del.load, { native_system_load_permalink: load.native_system_load_permalink }),
+    );
+    expect(deleted.status).toBe(200);
     const stored = await db.prisma.loadLeg.findFirstOrThrow({ where: { tenantId: tenant.id, permalink: leg.native_system_load_leg_permalink as string } });
     expect(stored.deletedAt).not.toBeNull();
   });
