@@ -308,8 +308,9 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
   // writes those rows again in a statement of their own, which reads the committed row as their stored
   // row (src/domain/ingestion/ingest.ts). The other rows of the statement are written once: nothing
   // rolls back.
-  const racedSql = compares ? `w.permalink IS NULL AND (r.before).id IS NULL${parentsFound.length ? ` AND ${parentsFound.join(' AND ')}` : ''}` : 'false';
-  const raced = compares ? `, ${racedSql} AS raced` : '';
+  const racedSql = compares ? [`w.permalink IS NULL`, `(r.before).id IS NULL`, ...parentsFound].join(' AND ') : null;
+  const raced = racedSql ? `, ${racedSql} AS raced` : '';
+  const settledWhere = [...parentsFound, ...(racedSql ? [`NOT (${racedSql})`] : [])];
   const effects = changeEffects(spec, 'facts');
   const text = `WITH rows AS (
     SELECT i.*${parentIds.map((p) => `, ${p}`).join('')}
@@ -332,7 +333,7 @@ export function buildUpsertStatement(spec: RecordTable, options: UpsertOptions =
       CASE WHEN w.permalink IS NULL THEN '${appendOnly ? 'duplicate' : 'skipped'}' ELSE 'processed' END AS outcome,
       ${compares ? `CASE WHEN w.permalink IS NULL THEN false ELSE w.inserted OR ${storedValues('w')} IS DISTINCT FROM ${storedBefore} END` : 'w.permalink IS NOT NULL'} AS changed
     FROM rows r LEFT JOIN written w ON w.permalink = r.permalink
-    WHERE ${[...parentsFound, `NOT (${racedSql})`].join(' AND ')}
+    ${settledWhere.length ? `WHERE ${settledWhere.join(' AND ')}` : ''}
   )${effects.map((cte) => `,\n  ${cte}`).join('')}${logged ? historyCtes() : ''}
   SELECT r.ord, w.inserted${spec.phase ? ', w.phase' : ''}${spec.parents.map((p) => `, CASE WHEN ${given(p)} IS NULL THEN NULL ELSE ${found(p)} IS NOT NULL END AS ${q(parentFound(p))}`).join('')}${raced}
   FROM rows r LEFT JOIN written w ON w.permalink = r.permalink`;
