@@ -148,7 +148,8 @@ function loadFilterSql(filter: LoadFilter | null | undefined, scope: Scope): (ro
   }
   if (filter?.changedSince) {
     const p = scope.param(filter.changedSince.toISOString());
-    parts.push((l) => `${l}.changed_at >= ${p}::timestamptz`);
+    // Through the activity index (never before changed_at), compared on changed_at (as queries.ts).
+    parts.push((l) => `${l}.changed_at >= ${p}::timestamptz AND ${loadActivity.at(l, `${l}a`)} >= ${p}::timestamptz`);
   }
   if (filter?.activitySince) {
     const p = scope.param(filter.activitySince.toISOString());
@@ -199,8 +200,9 @@ compiledRoot('loads', (selection, scope) => {
     {
       node: 'Load',
       table: 'loads',
-      // Only an order or a filter on activity joins it (a load stored around the service has no activity row).
-      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince ? (l) => loadActivity.join(l, `${l}a`, scope.tenantParam) : undefined,
+      // Only an order or a filter on activity or on changedAt (read through the activity) joins it: a load stored
+      // around the service has no activity row, and such a filter finds it no more than the resolvers' does.
+      join: orderBy === 'ACTIVITY_DESC' || filter?.activitySince || filter?.changedSince ? (l) => loadActivity.join(l, `${l}a`, scope.tenantParam) : undefined,
       where: loadFilterSql(filter, scope),
       keys: loadKeys[orderBy ?? 'CREATED_DESC'],
     },

@@ -32,7 +32,7 @@ export function loadOrderBy(order: LoadOrder | null | undefined): Prisma.LoadOrd
  *   trimmed of spaces, lower-cased; an equality on the indexed `statusKey` column);
  * - `search`: a case-insensitive part of any reference number: the load's customer reference, BOL
  *   or PO number, a leg's reference or pickup reference number, or a stop's reference number;
- * - `changedSince`: changed (written by the service) at or after that instant;
+ * - `changedSince`: changed (written by the service) at or after that instant, found through the activity;
  * - `activitySince`: the load or any of its legs, stops and updates written at or after that instant;
  * - `carrier`: a carrier permalink assigned to any of its legs;
  * - `city`: any of its stops' city, compared case-insensitively (equality on the lower-cased `cityKey`).
@@ -44,7 +44,9 @@ export function loadFilterWhere(tenantId: string, filter: LoadFilter | null | un
   if (filter?.phase) and.push({ phase: { in: filter.phase } });
   const status = filter?.status ? statusKey(filter.status) : '';
   if (status) and.push({ statusKey: status });
-  if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } });
+  // Found through the activity index (a load's activity is never before its changedAt: every write moves
+  // both), compared on changedAt; loads has no index on changedAt (migration `loads_updates_hot`).
+  if (filter?.changedSince) and.push({ changedAt: { gte: filter.changedSince } }, { activity: { is: { lastActivityAt: { gte: filter.changedSince } } } });
   if (filter?.activitySince) and.push({ activity: { is: { lastActivityAt: { gte: filter.activitySince } } } });
   const carrier = filter?.carrier?.trim();
   if (carrier) and.push({ legs: { some: { ...liveOnly, carrier: { is: { tenantId, permalink: carrier, ...liveOnly } } } } });

@@ -65,13 +65,13 @@ const fullValues = (table: RecordTable) => Object.fromEntries(table.columns.map(
 const parentsOf = (table: RecordTable, parents: Record<string, string>) => Object.fromEntries(table.parents.map((p) => [p.column, parents[p.table] ?? null]));
 
 /** Writes one record of the kind with every column set and its parents named; returns its permalink. */
-async function writeFull(sql: Sql, spec: RecordSpec, parents: Record<string, string>, suffix = ''): Promise<string> {
+async function writeFull(sql: Sql, spec: RecordSpec, parents: Record<string, string>, suffix = '', now = new Date()): Promise<string> {
   const table = recordTableOf(spec);
   const statement = buildUpsertStatement(table);
   const permalink = `${spec.kind}${suffix}-kinds`;
   const input: UpsertInput = {
     tenantId,
-    now: new Date(),
+    now,
     syncRunTime: null,
     present: [...table.columns.map((c) => c.column), ...table.parents.map((p) => p.column)],
     rows: [{ permalink, values: fullValues(table), parents: parentsOf(table, parents), extra: {} }],
@@ -165,6 +165,38 @@ describe('no procedural work per record', () => {
       expect(calls).toEqual([]);
     },
   );
+});
+
+// Every write sets the bookkeeping columns it must (`changed_at`, `fresh_at`: the contract's changedAt is the
+// service's clock at the last write). An index holding one of them makes every update of the table non-HOT: the
+// new version is entered into each index of the table (docs/explanation/performance/2026-12-03-one-write-in-wal.md).
+const stored = recordSpecs.filter((spec) => spec.freshness !== 'append_only');
+describe.each(stored.map((spec) => [spec.kind, spec] as const))('record kind %s: a write of the same body again', (kind, spec) => {
+  test('changes only columns no index of its table holds, so its update can be HOT', async () => {
+    const { changed, indexes } = await database.db.rehearse(async (sql) => {
+      const parents = await writeEveryKind(sql, '-hot');
+      const row = () =>
+        sql.query<{ row: Record<string, unknown> }>(`SELECT to_jsonb(t) AS row FROM ${spec.table} t WHERE t.tenant_id = $1::uuid AND t.permalink = $2`, [
+          tenantId,
+          parents[spec.table],
+        ]);
+      const [before] = await row();
+      await writeFull(sql, spec, parents, '-hot', new Date(Date.now() + 60_000));
+      const [after] = await row();
+      const changed = Object.keys(after!.row).filter((column) => JSON.stringify(after!.row[column]) !== JSON.stringify(before!.row[column]));
+      const indexes = await sql.query<{ name: string; definition: string }>(
+        `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = $1::regclass`,
+        [spec.table],
+      );
+      return { changed, indexes };
+    });
+    expect(changed, `${kind}: the write set the service's clock`).toContain('changed_at');
+    // Key columns, expressions and a partial index's predicate all count (PostgreSQL's HOT rule).
+    const holding = indexes.flatMap((index) =>
+      changed.filter((column) => new RegExp(`[(\\s,"]${column}[)\\s,"]`).test(index.definition)).map((column) => `${index.name}: ${column}`),
+    );
+    expect(holding).toEqual([]);
+  });
 });
 
 describe('a single-record write is planned for one row', () => {
