@@ -9,6 +9,7 @@ import { bodyMaker, routes } from '../../factories/records.js';
 import { allDistributed, referenceTables } from '../../../src/db/distribution.js';
 import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { onCitus } from '../../setup/database.js';
+import { apiFor, resolversApp } from '../../helpers/app.js';
 import type { Sql } from '../../../src/db/database.js';
 
 /** The database's executions so far that ran on one shard and on several (`citus_stat_counters`). */
@@ -56,6 +57,13 @@ describe('on a Citus cluster', () => {
     );
     expect(board.status).toBe(200);
     expect((board.body as { errors?: unknown }).errors).toBeUndefined();
+    // changedSince, found through the activity (decision 0053), compiled and through the resolvers.
+    const changed = `{ loads(first: 10, filter: { changedSince: "2000-01-01T00:00:00Z" }) { totalCount edges { node { permalink changedAt } } } }`;
+    for (const path of [api, apiFor(await resolversApp(testApp), tenant.apiKey)]) {
+      const res = await path.graphql(changed);
+      expect(res.status).toBe(200);
+      expect((res.body as { errors?: unknown; data: { loads: { totalCount: number } } }).data.loads.totalCount).toBeGreaterThan(0);
+    }
     const after = await counters(db.sql);
     const counted = { single: after.single - before.single, multi: after.multi - before.multi };
     console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
