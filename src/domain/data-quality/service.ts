@@ -115,15 +115,24 @@ const liveOnly = (spec: RecordSpec, alias: string) => (spec.freshness === 'appen
 
 /**
  * Where a kind's records of the window are, as SQL over the alias `t` (parameters: $1 tenant, $2
- * since), derived from its declaration: a kind under no load (or a load itself) by its own
- * `(tenant_id, changed_at)` index; a kind under a load (its `load` chain, `tableOf`) under the loads
- * active in the window (`l`), reached through its parents on the way, newest first by their load's activity.
+ * since), derived from its declaration: a kind under no load by its own rows; a load itself among the
+ * loads active in the window (its activity is never before its `changed_at`, which has no index:
+ * decision 0053), newest first by its own time; a kind under a load (its `load` chain, `tableOf`) under
+ * the loads active in the window (`l`), reached through its parents on the way, newest first by their
+ * load's activity.
  */
 function windowOf(spec: RecordSpec): { from: string; where: string; order: string } {
   const time = `t.${timeOf(spec)}`;
   const path = tableOf(spec, recordSpecs).loadPath;
-  if (!path?.length) {
+  if (!path) {
     return { from: `${spec.table} t`, where: ['t.tenant_id = $1', ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '), order: `${time} DESC, t.id DESC` };
+  }
+  if (!path.length) {
+    return {
+      from: `load_activity a JOIN ${spec.table} t ON t.tenant_id = a.tenant_id AND t.id = a.load_id`,
+      where: ['a.tenant_id = $1 AND a.last_activity_at >= $2', ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
+      order: `${time} DESC, t.id DESC`,
+    };
   }
   // The hops from the record up to its load (`[{ table, column }]`: the row of `table` that the previous row's `column` names), joined from the load down.
   const aliases = path.map((hop, i) => (i === path.length - 1 ? 'l' : `h${i + 1}`));
