@@ -33,6 +33,22 @@ export const localTables: Record<string, string> = {
 
 export const allDistributed: readonly string[] = Object.values(distributedTables).flat();
 
+/**
+ * Functions distributed by their tenant argument, colocated with `loads` (`create_distributed_function`, with
+ * `force_delegation`: in a transaction block too): a bare `SELECT f(tenant, …)` on the coordinator runs as one
+ * call on the node that holds the tenant's shards (docs/decisions/0054-one-call-on-the-tenants-node.md).
+ */
+export const distributedFunctions: Record<string, { signature: string; why: string }> = {
+  tenant_statement: {
+    signature: 'tenant_statement(uuid, bigint, text, text[])',
+    why: "a write of the tenant's records: one round trip, its statement planned there as plain PostgreSQL",
+  },
+  load_events_sequence: {
+    signature: 'load_events_sequence(uuid, jsonb)',
+    why: "the tenant's pass: its snapshot is the same node's as the transaction ids of the log entries the writes left there",
+  },
+};
+
 /** The table every distributed table is colocated with. */
 const colocationAnchor = 'loads';
 
@@ -58,14 +74,40 @@ export async function undistributed(run: Run): Promise<string[]> {
   return want.filter(([table, method]) => existing.has(table) && placed.get(table) !== method).map(([table]) => table);
 }
 
+/** The functions of the declared list that exist and are not yet distributed by their tenant argument. */
+export async function undistributedFunctions(run: Run): Promise<string[]> {
+  const rows = await run(
+    `SELECT f.name FROM unnest($1::text[], $2::text[]) AS f(name, signature)
+     WHERE to_regprocedure(f.signature) IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM pg_dist_object o WHERE o.classid = 'pg_proc'::regclass AND o.objid = to_regprocedure(f.signature)
+                       AND o.distribution_argument_index IS NOT NULL)`,
+    [Object.keys(distributedFunctions), Object.values(distributedFunctions).map((f) => f.signature)],
+  );
+  return rows.map((row) => String(row.name));
+}
+
 /**
  * Places every table of the declared list that is not placed yet (idempotent: a placed table is left as
  * it is): reference tables first, then the distributed ones, each colocated with `loads`. Citus refuses a
  * foreign key between a local table and a distributed one in either direction, so the foreign keys that
  * touch a table placed now are dropped first and made again (and checked) once every table is placed.
- * Returns the tables placed now. Run in one transaction after the migrations (src/db/migrate.ts).
+ * Then the declared functions are distributed. Returns the tables and functions placed now. Run in one
+ * transaction after the migrations (src/db/migrate.ts).
  */
 export async function distribute(run: Run): Promise<string[]> {
+  const placed = await placeTables(run);
+  // After the tables: a function is colocated with `loads`, distributed by then.
+  const functions = await undistributedFunctions(run);
+  for (const name of functions) {
+    await run(`SELECT create_distributed_function($1::regprocedure, 'p_tenant'::text, colocate_with => $2::text, force_delegation => true)`, [
+      distributedFunctions[name]!.signature,
+      colocationAnchor,
+    ]);
+  }
+  return [...placed, ...functions];
+}
+
+async function placeTables(run: Run): Promise<string[]> {
   const todo = await undistributed(run);
   if (!todo.length) return [];
   const keys = await run(

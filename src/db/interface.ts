@@ -36,6 +36,14 @@ export interface Database {
    */
   listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /**
+   * The runner of statements that read and write only `tenantId`'s rows, over `on` (default: `sql`; or a
+   * transaction's runner): on a Citus coordinator each statement runs as one call on the node that holds the
+   * tenant's shards (src/db/tenant-statement.ts); on any other database, `on` itself.
+   */
+  tenantSql(tenantId: string, on?: Sql): Sql;
+  /** Whether the database is a Citus coordinator (asked at the first call, then kept). */
+  citus(): Promise<boolean>;
+  /**
    * Runs `work` inside one transaction that is always rolled back (dry runs): its statements read,
    * lock and check exactly what they would in a real write, and leave nothing behind (no row, no
    * change event: the events it records roll back with it; no NOTIFY). Each statement

@@ -23,7 +23,7 @@ import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { codeFile, projectRoot } from '../paths.js';
 import { inPoolTransaction, pgliteExtensions, ScriptSafePg, type Database } from './database.js';
-import { distribute, isCitus, undistributed } from './distribution.js';
+import { distribute, isCitus, undistributed, undistributedFunctions } from './distribution.js';
 
 const migrationsDir = join(projectRoot, 'prisma/migrations');
 const schemaPath = join(projectRoot, 'prisma/schema.prisma');
@@ -74,9 +74,9 @@ export async function migrationsPending(db: Database): Promise<boolean> {
   }
   const finished = new Set(rows.filter((row) => row.finished).map((row) => row.migration_name));
   if (!rows.every((row) => row.finished) || !migrationNames().every((name) => finished.has(name))) return true;
-  // On a Citus coordinator, a table not placed as src/db/distribution.ts declares is pending too.
+  // On a Citus coordinator, a table or function not placed as src/db/distribution.ts declares is pending too.
   const run = (text: string, params: unknown[] = []) => db.sql.query<Record<string, unknown>>(text, params);
-  return rows[0]?.citus === true && (await undistributed(run)).length > 0;
+  return rows[0]?.citus === true && ((await undistributed(run)).length > 0 || (await undistributedFunctions(run)).length > 0);
 }
 
 /** `migrate`, unless no migration is pending (`migrationsPending`). */

@@ -40,7 +40,8 @@ function dayOf(name: string): number | null {
  * tenant, the received time, the kind, the source, the request id, the request's parameters (its
  * query string), the bodies as one JSON array in `ord` order (`json`, so keys keep their order; null:
  * no payload history is kept, the entries carry no body) and the presence of each record's counted
- * fields as a `text[]` of bit strings in `ord` order ('1011'; null: no coverage counted).
+ * fields as a `text[]` of bit strings in `ord` order ('1011'; null: no coverage counted). The entry's
+ * `seq` is taken explicitly, as the events' ids are (`eventsCte`: a Citus shard has no sequence default).
  */
 export function historyCte(p: {
   settled: string;
@@ -58,8 +59,8 @@ export function historyCte(p: {
   const bodies = `json_array_elements(${p.bodies}) WITH ORDINALITY AS b(body, n)`;
   const bodyJoin = p.bodies ? ` JOIN ${p.one ? `(SELECT * FROM ${bodies} LIMIT 1) b` : bodies} ON b.n = s.ord + 1` : '';
   return `history AS (
-    INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, request_id, query, outcome, changed, body, coverage, xid)
-    SELECT ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, ${p.query}, s.outcome, s.changed,
+    INSERT INTO payload_history (seq, tenant_id, kind, permalink, received_at, source, request_id, query, outcome, changed, body, coverage, xid)
+    SELECT nextval('payload_history_seq_seq'), ${p.tenantId}, ${p.kind}, s.permalink, ${p.receivedAt}, ${p.source}, ${p.requestId}, ${p.query}, s.outcome, s.changed,
       ${p.bodies ? 'b.body' : 'NULL'}, ${p.coverage ? `(${p.coverage})[s.ord + 1]::varbit` : 'NULL'}, pg_current_xact_id()
     FROM ${p.settled} s${bodyJoin}
   )`;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from './generated/prisma/client.js';
-import type { Database, DatabaseOptions, PgliteExtension } from './interface.js';
+import type { Database, DatabaseOptions, PgliteExtension, Sql } from './interface.js';
 import { lockDataDir } from './pglite-lock.js';
 import { shareConnection } from './pglite-scheduler.js';
 import { listenerSet, observeAdapterFactory, savepointed, statementObserver } from './statement-observation.js';
@@ -53,15 +53,18 @@ export async function openPglite(
   const listeners = listenerSet();
   const adapterFactory = observeAdapterFactory(new PrismaPGlite(pglite), statements.observe);
   const prisma = new PrismaClient({ adapter: adapterFactory });
+  const sql: Sql = {
+    query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+      statements.observe(text, async () => (await pglite.query<Row>(text, params as unknown[])).rows, name),
+  };
   return {
     kind: 'pglite',
     prisma,
     adapterFactory,
     onStatement: statements.add,
-    sql: {
-      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
-        statements.observe(text, async () => (await pglite.query<Row>(text, params as unknown[])).rows, name),
-    },
+    sql,
+    tenantSql: (_tenantId, on = sql) => on,
+    citus: async () => false,
     rehearse: (work) =>
       pglite.transaction(async (tx) => {
         try {

@@ -9,9 +9,10 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { getDatamodel } from './generated/pothos-types.js';
 import { isCitus } from './distribution.js';
 import type { StatementTarget } from '../observability/tracing.js';
-import type { Database } from './interface.js';
+import type { Database, Sql } from './interface.js';
 import { quote } from './sql-text.js';
 import { listenerSet, observeAdapterFactory, savepointed, statementObserver, type RunStatement } from './statement-observation.js';
+import { tenantStatements, type Run } from './tenant-statement.js';
 
 /** A PostgreSQL URL's database, host and port for statement spans (never its credentials). */
 function postgresTarget(url: string): StatementTarget {
@@ -150,13 +151,7 @@ function readsToOne(model: string, args: unknown): boolean {
  * plain PostgreSQL every read stays one statement. Whether the database is Citus is asked once, at the
  * first read (not at open: the service starts while its database is down).
  */
-function toOneReadsByQueryOnCitus(prisma: PrismaClient, pool: pg.Pool): PrismaClient {
-  let citus: Promise<boolean> | undefined;
-  const onCitus = () =>
-    (citus ??= isCitus(async (text, params) => (await pool.query<Record<string, unknown>>(text, params)).rows).catch(() => {
-      citus = undefined;
-      return false;
-    }));
+function toOneReadsByQueryOnCitus(prisma: PrismaClient, onCitus: () => Promise<boolean>): PrismaClient {
   // The extended client has PrismaClient's methods and types; only its reads' options change.
   return prisma.$extends({
     query: {
@@ -178,16 +173,46 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
   pool.on('error', onPoolError);
   const statements = statementObserver(postgresTarget(url));
   const adapterFactory = observeAdapterFactory(new ScriptSafePg(pool), statements.observe);
-  const prisma = toOneReadsByQueryOnCitus(new PrismaClient({ adapter: adapterFactory }), pool);
+  // Whether the database is Citus is asked once, at the first call (not at open: the service starts while
+  // its database is down); a failed question is asked again.
+  let citus: Promise<boolean> | undefined;
+  const onCitus = () =>
+    (citus ??= isCitus(async (text, params) => (await pool.query<Record<string, unknown>>(text, params)).rows).catch(() => {
+      citus = undefined;
+      return false;
+    }));
+  const prisma = toOneReadsByQueryOnCitus(new PrismaClient({ adapter: adapterFactory }), onCitus);
+  /**
+   * Each runner's own connection, unobserved: a tenant statement on Citus is observed as the statement it
+   * carries (traces and statement counts show `INSERT INTO "loads" …`, not the call that carries it).
+   */
+  const rawOf = new WeakMap<Sql, Run>();
+  const observed = (on: pg.Pool | pg.PoolClient): Sql => {
+    const raw: Run = async (text, params, name) => (await on.query({ text, values: params as unknown[], name })).rows as Record<string, unknown>[];
+    const runner: Sql = {
+      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
+        statements.observe(text, async () => (await raw(text, params, name)) as Row[], name),
+    };
+    rawOf.set(runner, raw);
+    return runner;
+  };
+  const sql = observed(pool);
+  // The tenants' shard names are read on the pool, unobserved (as the Citus question is): once per tenant.
+  const tenants = tenantStatements(rawOf.get(sql)!);
   return {
     kind: 'postgres',
     prisma,
     adapterFactory,
     onStatement: statements.add,
-    sql: {
-      query: <Row>(text: string, params: readonly unknown[], name?: string) =>
-        statements.observe(text, async () => (await pool.query({ text, values: params as unknown[], name })).rows as Row[], name),
-    },
+    sql,
+    tenantSql: (tenantId, on = sql) => ({
+      query: async <Row>(text: string, params: readonly unknown[], name?: string): Promise<Row[]> => {
+        const raw = rawOf.get(on);
+        if (!raw || !(await onCitus())) return on.query<Row>(text, params, name);
+        return statements.observe(text, () => tenants.on(tenantId, raw).query<Row>(text, params), name);
+      },
+    }),
+    citus: onCitus,
     async rehearse(work) {
       const client = await pool.connect();
       const run: RunStatement = async (text, params = [], name) =>
@@ -203,13 +228,7 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
         );
       }
     },
-    transaction: (work) =>
-      inPoolTransaction(pool, (client) =>
-        work({
-          query: <Row>(text: string, params: readonly unknown[], name?: string) =>
-            statements.observe(text, async () => (await client.query({ text, values: params as unknown[], name })).rows as Row[], name),
-        }),
-      ),
+    transaction: (work) => inPoolTransaction(pool, (client) => work(observed(client))),
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
     embeddedBusyMs: () => null,

@@ -180,10 +180,7 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
     candidate(3 + i, t.type, wrap([[t.name, `e.snap_ -> ${literal(t.name)}`]]), transitionNow(t, 'e'));
   });
   if (candidates.length) {
-    ctes.push(`events AS (
-    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
-    SELECT x.tenant_id, NULL, x.type, x.load_permalink, x.data, x.at FROM (${candidates.join(' UNION ALL ')}) x ORDER BY x.n, x.rank
-  )`);
+    ctes.push(eventsCte(candidates.join(' UNION ALL '), 'x.n, x.rank'));
   }
   if (events.phaseChanged && spec.phase) {
     ctes.push(`phases AS (
@@ -201,6 +198,19 @@ export function changeEffects(spec: RecordTable, facts: string): string[] {
     );
   }
   return ctes;
+}
+
+/**
+ * The CTE inserting the change events in `candidates` (rows of `tenant_id`, `type`, `load_permalink`, `data`,
+ * `at`), unnumbered, their ids taken in `order`. The id is taken explicitly, not by the column's default: a
+ * Citus shard has no sequence default, and a write on the tenant's node inserts into the shard itself
+ * (docs/decisions/0054-one-call-on-the-tenants-node.md).
+ */
+export function eventsCte(candidates: string, order: string): string {
+  return `events AS (
+    INSERT INTO load_events (id, tenant_id, seq, type, load_permalink, data, occurred_at)
+    SELECT nextval('load_events_id_seq'), x.tenant_id, NULL, x.type, x.load_permalink, x.data, x.at FROM (${candidates}) x ORDER BY ${order}
+  )`;
 }
 
 /**

@@ -9,7 +9,7 @@
  * lookup. This module knows tables and columns only; the domain describes its records with them.
  */
 import { historyCte } from './payload-history.js';
-import { activityCte, changeEffects, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
+import { activityCte, changeEffects, eventsCte, eventTime, loadIdJoin, loadJoin, loadSetCtes, type SetDeltas } from './record-effects.js';
 import type { CascadeTable, ColumnSpec, ParentColumn, RecordTable } from './record-table.js';
 
 /**
@@ -557,14 +557,7 @@ export function buildDeleteStatement(spec: RecordTable, options: Pick<UpsertOpti
   });
   const effects = [
     ...levels.flatMap((level) => level.ctes),
-    ...(deleted.length
-      ? [
-          `events AS (
-    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
-    SELECT x.tenant_id, NULL, x.type, x.load_permalink, x.data, x.at FROM (${deleted.join(' UNION ALL ')}) x ORDER BY x.level, x.ord
-  )`,
-        ]
-      : []),
+    ...(deleted.length ? [eventsCte(deleted.join(' UNION ALL '), 'x.level, x.ord')] : []),
     ...loadSetCtes(setDeltas),
     ...(touched.length ? [activityCte(touched.join(' UNION ALL '))] : []),
   ];

@@ -32,6 +32,11 @@ interface Waiter {
 
 export type EventSequencer = ReturnType<typeof createEventSequencer>;
 
+const passStatement = 'SELECT load_events_sequence($1::uuid, $2::jsonb) AS n';
+const notifyStatement = `SELECT pg_notify('load_events', $1::text)`;
+/** Whether `sql` is a statement of a tenant's pass (statement counts leave them out: they follow the answers). */
+export const isPassStatement = (sql: string) => sql === passStatement || sql === notifyStatement;
+
 export interface EventSequencerOptions {
   db: Database;
   logger: Logger;
@@ -51,8 +56,13 @@ export function createEventSequencer({ db, logger, onCommitted, coverage = null 
 
   const coverageParam = coverage ? JSON.stringify(coverage) : null;
   /** One pass over the tenant's log; resolves to how many events it numbered plus coverage rows it wrote. */
-  const pass = async (tenantId: string) =>
-    (await db.sql.query<{ n: number }>('SELECT load_events_sequence($1::uuid, $2::jsonb) AS n', [tenantId, coverageParam], 'load_events_sequence'))[0]?.n ?? 0;
+  const pass = async (tenantId: string) => {
+    const n = (await db.sql.query<{ n: number }>(passStatement, [tenantId, coverageParam], 'load_events_sequence'))[0]?.n ?? 0;
+    // On Citus the pass runs on the tenant's node (the function is distributed by its tenant: decision 0054),
+    // and a NOTIFY there reaches no listener: the instances listen on the coordinator.
+    if (n > 0 && (await db.citus())) await db.sql.query(notifyStatement, [tenantId], 'load_events_notify');
+    return n;
+  };
 
   async function drain(tenantId: string, batch: Waiter[]) {
     for (;;) {

@@ -289,7 +289,10 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     // A delete that cascades locks its rows first, then deletes in a statement of the same transaction
     // (a dry run is one transaction already).
     const { lock } = chosen;
-    const execute = async (on: Sql) => {
+    const execute = async (over: Sql) => {
+      // Every statement of a write reads and writes its tenant's rows only: on Citus, one call on the tenant's
+      // node (db/tenant-statement.ts). A dry run's statements stay apart, each under its savepoint.
+      const on = w.scope.dryRun ? over : w.scope.db.tenantSql(w.scope.tenant.id, over);
       if (lock) await on.query(lock.text, lock.params(input), lock.name);
       return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
     };

@@ -215,10 +215,11 @@ describe('field coverage', () => {
     await seed(api, routes.carrier, carrierBody(tenant));
     await coverageRows(testApp, tenant.id);
     const fields = countedFields(recordSpecOf.carrier);
-    // What a write statement's log entry holds (db/payload-history.ts), committed by a transaction of its own and no pass after it.
-    await testApp.database.db.sql.query(
-      `INSERT INTO payload_history (tenant_id, kind, permalink, received_at, source, outcome, changed, body, coverage, xid)
-       VALUES ($1::uuid, 'carrier', $2, now(), 'pull', 'processed', true, '{}', $3::varbit, pg_current_xact_id())`,
+    // What a write statement's log entry holds (db/payload-history.ts), committed by a transaction of its own and no
+    // pass after it; on the tenant's node, as a write's (on Citus the entry's `xid` is that node's: decision 0054).
+    await testApp.database.db.tenantSql(tenant.id).query(
+      `INSERT INTO payload_history (seq, tenant_id, kind, permalink, received_at, source, outcome, changed, body, coverage, xid)
+       VALUES (nextval('payload_history_seq_seq'), $1::uuid, 'carrier', $2::text, now(), 'pull', 'processed', true, '{}', $3::varbit, pg_current_xact_id())`,
       [tenant.id, `KILLED-${tenant.slug}`, fields.map((_, i) => (i ? '1' : '0')).join('')],
     );
     const window = { since: new Date(Date.now() - 3_600_000).toISOString() };
@@ -227,6 +228,24 @@ describe('field coverage', () => {
     expect(fieldOf(q, 'CARRIER', fields[0]!)).toMatchObject({ present: 1, missing: 1 });
     expect(fieldOf(q, 'CARRIER', fields[1]!)).toMatchObject({ present: 2, missing: 0 });
     expect(await quality(api, window)).toEqual(q);
+  });
+
+  test("a pass on another node than its cursor's (Citus: the tenant's shards moved) starts from its own snapshot: later writes count, none twice", async ({
+    testApp,
+    api,
+    tenant,
+  }) => {
+    await seed(api, routes.carrier, carrierBody(tenant));
+    expect(await coverageRows(testApp, tenant.id)).toMatchObject([{ records: 1 }]);
+    // The cursor of a tenant whose shards were on another node: that node's id and a snapshot of its transaction ids,
+    // here far ahead of this node's (judged by it, none of this node's entries would ever be new).
+    await testApp.database.db
+      .tenantSql(tenant.id)
+      .query(`UPDATE load_event_cursors SET derived_on = 1, derived_through = '4000000000:4000000000:'::pg_snapshot WHERE tenant_id = $1::uuid`, [tenant.id]);
+    expect(await coverageRows(testApp, tenant.id)).toMatchObject([{ records: 1 }]);
+    await seed(api, routes.carrier, carrierBody(tenant));
+    await seed(api, routes.carrier, carrierBody(tenant));
+    expect(await coverageRows(testApp, tenant.id)).toMatchObject([{ records: 3 }]);
   });
 });
 

@@ -6,7 +6,11 @@
  */
 import { describe, expect, test } from '../../fixtures.js';
 import { bodyMaker, routes } from '../../factories/records.js';
-import { allDistributed, referenceTables } from '../../../src/db/distribution.js';
+import { allDistributed, distributedFunctions, referenceTables } from '../../../src/db/distribution.js';
+import { tenantStatements } from '../../../src/db/tenant-statement.js';
+import { buildUpsertStatement } from '../../../src/db/record-statements.js';
+import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
+import { recordSpecOf } from '../../../src/domain/registry.js';
 import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { onCitus } from '../../setup/database.js';
 import { apiFor, resolversApp } from '../../helpers/app.js';
@@ -36,6 +40,45 @@ describe('on a Citus cluster', () => {
     ]);
     expect(placed).toEqual(declared);
   });
+
+  test.runIf(onCitus())(
+    'Citus mode only (TEST_CITUS=1): a write is one call on the tenant’s node (one task, no subplan), its statement planned there as plain PostgreSQL',
+    async ({ testApp, tenant }) => {
+      const { db } = testApp.database;
+      const functions = await db.sql.query<{ name: string }>(
+        `SELECT p.proname AS name FROM pg_dist_object o JOIN pg_proc p ON p.oid = o.objid
+         WHERE o.classid = 'pg_proc'::regclass AND o.distribution_argument_index = 0 AND o.force_delegation
+           AND o.colocationid = (SELECT colocationid FROM pg_dist_partition WHERE logicalrelid = 'loads'::regclass) ORDER BY 1`,
+        [],
+      );
+      expect(functions.map((f) => f.name)).toEqual(Object.keys(distributedFunctions).sort());
+      const statement = buildUpsertStatement(recordTableOf(recordSpecOf.carrier), { one: true });
+      const params = statement.params({
+        tenantId: tenant.id,
+        now: new Date(),
+        syncRunTime: null,
+        present: ['name'],
+        rows: [{ permalink: `C-EXPLAIN-${tenant.slug}`, values: { name: 'Explained' }, parents: {}, extra: {} }],
+      });
+      // The call the service sends, explained on the coordinator (not run).
+      const raw = (text: string, values: readonly unknown[]) => db.sql.query<Record<string, unknown>>(text, values);
+      let call = '';
+      await tenantStatements(raw)
+        .on(tenant.id, async (text, values) => {
+          call = JSON.stringify(await raw(`EXPLAIN (FORMAT JSON) ${text}`, values));
+          return [];
+        })
+        .query(statement.text, params);
+      expect(call).toMatch(/"Task Count":1\b/);
+      expect(call).toContain('tenant_statement');
+      expect(call).not.toMatch(/Subplan|Distributed Subplan|pull to coordinator/i);
+      // The statement as the tenant's node plans it: PostgreSQL's nodes over the tenant's shards, no Citus scan.
+      const [inner] = await db.tenantSql(tenant.id).query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${statement.text}`, params);
+      const plan = JSON.stringify(inner);
+      expect(plan).toMatch(/"Relation Name":"carriers_\d+"/);
+      expect(plan).not.toContain('Custom Scan');
+    },
+  );
 
   test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters', async ({ testApp, tenant, api }) => {
     const { db } = testApp.database;

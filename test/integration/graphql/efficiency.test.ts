@@ -9,6 +9,7 @@ import { describe, expect, test } from '../../fixtures.js';
 import { carrierBody, loadBody, loadLegBody, loadUpdateBody, routes, seed, stopBody } from '../../factories/records.js';
 import { gqlData, gqlError, loadTreeFields } from '../../factories/graphql.js';
 import { apiFor, resolversApp, type Api, type TestApp, type TestTenant } from '../../helpers/app.js';
+import { isPassStatement } from '../../../src/domain/events/sequencer.js';
 
 /** `count` loads, each with two legs (with a carrier), two stops per leg and two updates. */
 async function seedLoads(api: Api, tenant: { slug: string }, count: number) {
@@ -139,9 +140,11 @@ describe('query efficiency of the compiled path', () => {
     expect(many.data.loads.edges).toHaveLength(25);
     expect(many.data.loads.edges[24].node.legs[1].stops).toHaveLength(2);
     for (const { statements } of [few, many]) {
-      // The API key's lookup (authentication), then the page: loads, their count, legs, carriers, stops and updates in one.
-      const reads = statements.filter((sql) => !/\bFROM "public"\."api_keys"/.test(sql));
-      expect(statements).toHaveLength(reads.length + 1);
+      // The API key's lookup (authentication), then the page: loads, their count, legs, carriers, stops and updates in
+      // one. A tenant's pass that an earlier read started may end meanwhile: not the page's.
+      const page = statements.filter((sql) => !isPassStatement(sql));
+      const reads = page.filter((sql) => !/\bFROM "public"\."api_keys"/.test(sql));
+      expect(page).toHaveLength(reads.length + 1);
       expect(reads).toHaveLength(1);
       for (const table of ['loads', 'load_legs', 'carriers', 'stops', 'load_updates']) expect(reads[0]).toMatch(new RegExp(`\\b${table}\\b`));
     }

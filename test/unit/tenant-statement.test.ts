@@ -1,0 +1,91 @@
+/**
+ * A statement carried to the tenant's node on Citus (src/db/tenant-statement.ts, decision 0054) names the
+ * tenant's shards instead of the tables, and reads its parameters from one array. Every statement the
+ * service sends that way (each kind's upserts and deletes in every variant, the load's edit) must name each
+ * table in a place the rewriting finds: one named anywhere else would run against a table the worker plans as
+ * distributed, or fail. The whole suite on a Citus cluster runs them; this test tells which text is wrong.
+ */
+import { describe, expect, test } from 'vitest';
+import { onShards } from '../../src/db/tenant-statement.js';
+import { allDistributed, referenceTables } from '../../src/db/distribution.js';
+import { buildDeleteStatement, buildEditStatement, buildUpsertStatement } from '../../src/db/record-statements.js';
+import { recordSpecs } from '../../src/domain/registry.js';
+import { recordTableOf } from '../../src/domain/ingestion/record-tables.js';
+import { countedFields } from '../../src/domain/declaration/record.js';
+
+const tables = [...allDistributed, ...Object.keys(referenceTables)];
+const shards = new Map(tables.map((table, i) => [table, `${table}_${102008 + i}`]));
+
+describe('onShards', () => {
+  test('renames a table after FROM, JOIN, INTO and UPDATE, quoted or not, with its alias kept', () => {
+    expect(onShards('SELECT 1 FROM "loads" l JOIN stops s ON true', shards)).toBe(
+      `SELECT 1 FROM ${shards.get('loads')} l JOIN ${shards.get('stops')} s ON true`,
+    );
+    expect(onShards('INSERT INTO load_events AS e (id) VALUES (1)', shards)).toBe(`INSERT INTO ${shards.get('load_events')} AS e (id) VALUES (1)`);
+    expect(onShards('UPDATE "load_activity" a SET x = 1', shards)).toBe(`UPDATE ${shards.get('load_activity')} a SET x = 1`);
+    expect(onShards('DELETE FROM\n  payload_history h', shards)).toBe(`DELETE FROM\n  ${shards.get('payload_history')} h`);
+  });
+
+  test('leaves CTE names, functions, qualified names and ON CONFLICT … DO UPDATE SET alone', () => {
+    const text = 'WITH loads_written AS (SELECT 1) SELECT * FROM loads_written, unnest($1) JOIN loads.x ON true ON CONFLICT (id) DO UPDATE SET a = 1';
+    expect(onShards(text, shards)).toBe(text.replace('unnest($1)', 'unnest(($1[1]))'));
+  });
+
+  test('reads $n as the nth element of $1, $10 as the tenth', () => {
+    expect(onShards('SELECT $1::uuid, $2::timestamptz, $10::text[]', shards)).toBe('SELECT ($1[1])::uuid, ($1[2])::timestamptz, ($1[10])::text[]');
+  });
+});
+
+/** Every statement text the service sends as a tenant statement, by a name that says which. */
+function carriedStatements(): [string, string][] {
+  const texts: [string, string][] = [];
+  for (const spec of recordSpecs) {
+    const table = recordTableOf(spec);
+    const counted = countedFields(spec);
+    for (const one of [true, false]) {
+      for (const history of [false, true]) {
+        texts.push([`${spec.kind} upsert${history ? ' history' : ''}${one ? ' one' : ''}`, buildUpsertStatement(table, { history, one }).text]);
+        if (counted.length)
+          texts.push([
+            `${spec.kind} upsert coverage${history ? ' history' : ''}${one ? ' one' : ''}`,
+            buildUpsertStatement(table, { history, one, coverage: counted }).text,
+          ]);
+        if (table.freshness !== 'append_only') {
+          const remove = buildDeleteStatement(table, { history, one });
+          texts.push([`${spec.kind} delete${history ? ' history' : ''}${one ? ' one' : ''}`, remove.text]);
+          if (remove.lock) texts.push([`${spec.kind} delete lock`, remove.lock.text]);
+        }
+      }
+    }
+    if (spec.kind === 'load') texts.push(['load edit', buildEditStatement(table, Object.values(spec.columns)).text]);
+  }
+  return texts;
+}
+
+/**
+ * Columns named as a table is: a load-level set's count (`load_cities.stops`). Such a name is a column
+ * wherever it is not where a table is named.
+ */
+const columnsNamedAsTables = new Set(
+  recordSpecs.flatMap((spec) => {
+    const table = recordTableOf(spec);
+    return [table.loadSet, ...table.carried.map((c) => c.set)].filter((set) => set !== null && set !== undefined).map((set) => set.count);
+  }),
+);
+
+describe.each(carriedStatements())('%s', (_name, text) => {
+  // String literals (a sequence's name, an event type) are not table references.
+  const carried = onShards(text, shards).replace(/'(?:[^']|'')*'/g, "''");
+
+  test('names no table but through its shard', () => {
+    const named = (table: string) =>
+      columnsNamedAsTables.has(table)
+        ? new RegExp(`\\b(FROM|JOIN|INTO|UPDATE|USING)\\s+"?${table}"?(?![\\w"])`, 'i')
+        : new RegExp(`(?<![\\w."])"?${table}"?(?![\\w"])`);
+    expect(tables.filter((table) => named(table).test(carried))).toEqual([]);
+  });
+
+  test('reads every parameter from the array', () => {
+    expect(carried.match(/\$\d+(?!\[)/g) ?? []).toEqual([]);
+  });
+});
