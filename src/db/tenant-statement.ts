@@ -55,6 +55,16 @@ interface Shards {
 const staleShards = new Set(['TS001', '42P01']);
 
 /**
+ * A row routed to the payload history's default partition while the partition of its day was being attached
+ * (Citus attaches a new partition's shards with `ATTACH PARTITION`, which lets inserts into the parent go on):
+ * the insert waited for the attach and then found the default's constraint changed. Run again, the statement
+ * routes the row to the new partition. On a fresh database this happens at the first start, while the day's
+ * partitions are made; afterwards each day's partition is made days before its rows come.
+ */
+const attachedMeanwhile = (error: unknown) =>
+  (error as { code?: string }).code === '23514' && /violates partition constraint/.test(String((error as Error).message));
+
+/**
  * The runner of tenant statements on a Citus coordinator: `on(tenantId, run)` is the `Sql` whose statements
  * run as calls on the tenant's node. The tenants' shard names are read once each and kept; a call that finds them
  * stale (a split made new shards, a move put them on another node) reads them again and runs once more.
@@ -68,9 +78,9 @@ export function tenantStatements(run: Run) {
     let found = shardsOf.get(tenantId);
     if (!found) {
       found = run(shardsQuery, [tenantId]).then((rows) => {
-        const anchor = rows.find((row) => row.table === 'loads')?.id;
+        const anchor = rows.find((row) => row.table === 'loads')?.id as string | undefined;
         if (anchor === undefined) throw new Error('loads is not distributed: the database is not placed as src/db/distribution.ts declares');
-        return { names: new Map(rows.map((row) => [String(row.table), String(row.shard)])), anchor: String(anchor) };
+        return { names: new Map(rows.map((row) => [String(row.table), String(row.shard)])), anchor };
       });
       found.catch(() => shardsOf.delete(tenantId));
       shardsOf.set(tenantId, found);
@@ -109,6 +119,7 @@ export function tenantStatements(run: Run) {
           try {
             return await call();
           } catch (error) {
+            if (attachedMeanwhile(error)) return call();
             if (!staleShards.has((error as { code?: string }).code ?? '')) throw error;
             shardsOf.delete(tenantId);
             return call();
