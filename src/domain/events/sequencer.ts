@@ -1,7 +1,8 @@
 /**
  * The tenant's pass: `load_events_sequence(tenant, coverage)` (migrations `event_sequencer`,
  * `coverage_from_the_log`) gives the tenant's committed, unnumbered events their `seq` in one short
- * transaction, queues their webhook deliveries and NOTIFYs `load_events`, and adds the log entries
+ * transaction, queues their webhook deliveries and NOTIFYs `load_events` (on Citus, where the pass runs on the
+ * tenant's node, the instance sends that NOTIFY on the coordinator: decision 0054), and adds the log entries
  * committed since its last run into field coverage (docs/decisions/0051-derived-from-the-log.md).
  * Writing transactions only insert their events and log entries, so they no longer queue on a
  * per-tenant counter, a coverage row or PostgreSQL's notify lock at commit.
