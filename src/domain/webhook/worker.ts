@@ -10,9 +10,13 @@
  *   claimable; the next waits until it succeeds or fails for good.
  * - **Retries** follow `retryScheduleMs`; after the last attempt a delivery is FAILED. An endpoint
  *   whose attempts have all failed for 5 days is disabled.
- * - **Woken by commits.** Deliveries are queued when an event is numbered (load_events_sequence, in
- *   the same transaction); the worker LISTENs on `load_events` (NOTIFYed by that pass) and looks at
- *   once, and polls as a safety net.
+ * - **Woken by commits, per tenant.** Deliveries are queued when an event is numbered (load_events_sequence,
+ *   in the same transaction); the worker LISTENs on `load_events` (NOTIFYed by that pass with the tenant's
+ *   id) and claims that tenant's deliveries at once: one shard's statement per pass, none that reads every
+ *   shard. The same when an attempt of a tenant ends (the load's next delivery becomes claimable) and when a
+ *   retry this instance scheduled falls due. Every `pollIntervalMs`, and after the listener reconnects, it
+ *   looks over every tenant (`dueTenantsSql`): the safety net for what no notification names (a crashed
+ *   instance's deliveries after their lease, a notification lost).
  * - **Clock.** Due times and leases use the injected clock, so tests walk the schedule without waiting.
  */
 import { randomUUID } from 'node:crypto';
@@ -30,7 +34,7 @@ export interface WebhookSettings {
   /** Time limit of one attempt (connect to last byte). */
   timeoutMs: number;
   allowPrivateNetworks: boolean;
-  /** How often an idle worker looks for due deliveries. */
+  /** How often the worker looks over every tenant for due deliveries (besides the tenants it is woken for). */
   pollIntervalMs: number;
   /** Attempts in flight at once per instance. */
   concurrency: number;
@@ -66,13 +70,13 @@ interface Claimed {
   previous_secret_expires_at: Date | null;
 }
 
-// $1 now: the tenants with due deliveries, longest due first.
-const dueTenantsSql = `SELECT d.tenant_id FROM webhook_deliveries d
+// $1 now: the tenants with due deliveries, longest due first (every shard's rows on Citus).
+export const dueTenantsSql = `SELECT d.tenant_id FROM webhook_deliveries d
   WHERE d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
   GROUP BY d.tenant_id ORDER BY min(d.next_attempt_at)`;
 
 // $1 now, $2 limit, $3 lease until, $4 lease token, $5 tenant.
-const claimSql = `WITH due AS (
+export const claimSql = `WITH due AS (
   SELECT d.id FROM webhook_deliveries d
   JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id AND e.enabled
   WHERE d.tenant_id = $5::uuid AND d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz
@@ -139,16 +143,67 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
       };
     });
 
-  /** Claims up to `limit` due deliveries, tenant by tenant (the longest due first). */
-  async function claim(limit: number): Promise<Claimed[]> {
+  /** Tenants whose deliveries to claim next: a pass queued some, an attempt ended, a retry fell due. */
+  const woken = new Set<string>();
+  /** Per tenant, the earliest retry (by the clock) this instance scheduled and has not claimed since. */
+  const retries = new Map<string, number>();
+  /** When the next look over every tenant is due (`Date.now()`); the first fill looks at once. */
+  let scanAt = 0;
+
+  /** Wakes the worker for a tenant's deliveries (a NOTIFY's payload, an ended attempt). */
+  const wakeFor = (tenantId: string) => {
+    woken.add(tenantId);
+    wake();
+  };
+
+  /**
+   * The tenants to claim for now: every tenant with due deliveries (`null`: asked of the database) when
+   * `everyTenant` or a look over every tenant is due, else the woken ones and those whose retry fell due.
+   */
+  function tenantsToClaim(everyTenant: boolean): string[] | null {
+    if (everyTenant || Date.now() >= scanAt) {
+      scanAt = Date.now() + settings.pollIntervalMs;
+      woken.clear();
+      retries.clear();
+      return null;
+    }
+    const now = clock.now().getTime();
+    for (const [tenantId, at] of retries) {
+      if (at > now) continue;
+      woken.add(tenantId);
+      retries.delete(tenantId);
+    }
+    const tenants = [...woken];
+    woken.clear();
+    return tenants;
+  }
+
+  /**
+   * Claims up to `limit` due deliveries, tenant by tenant: of `tenants`, or of every tenant with due
+   * deliveries (the longest due first) when `null`. A tenant that filled the limit may have more: woken again.
+   */
+  async function claim(limit: number, tenants: readonly string[] | null): Promise<Claimed[]> {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + settings.timeoutMs + 60_000);
     const claimed: Claimed[] = [];
-    for (const { tenant_id } of await db.sql.query<{ tenant_id: string }>(dueTenantsSql, [now])) {
-      if (claimed.length >= limit) break;
-      claimed.push(...(await db.sql.query<Claimed>(claimSql, [now, limit - claimed.length, leaseUntil, randomUUID(), tenant_id])));
+    const due = tenants ?? (await db.sql.query<{ tenant_id: string }>(dueTenantsSql, [now])).map((row) => row.tenant_id);
+    for (const [i, tenantId] of due.entries()) {
+      if (claimed.length >= limit) {
+        for (const rest of due.slice(i)) woken.add(rest);
+        break;
+      }
+      const wanted = limit - claimed.length;
+      const rows = await db.sql.query<Claimed>(claimSql, [now, wanted, leaseUntil, randomUUID(), tenantId]);
+      if (rows.length === wanted) woken.add(tenantId);
+      claimed.push(...rows);
     }
     return claimed;
+  }
+
+  /** Remembers a retry this instance scheduled, so that the tenant is claimed for when it falls due. */
+  function retryAt(tenantId: string, at: Date) {
+    const earliest = retries.get(tenantId);
+    if (earliest === undefined || at.getTime() < earliest) retries.set(tenantId, at.getTime());
   }
 
   async function record(row: Claimed, attemptedAt: Date, result: AttemptResult, durationMs: number) {
@@ -156,6 +211,7 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     const state = result.ok ? 'SUCCEEDED' : attempts >= maxAttempts ? 'FAILED' : 'PENDING';
     const now = clock.now();
     const next = state === 'PENDING' ? new Date(now.getTime() + retryScheduleMs[attempts]!) : now;
+    if (state === 'PENDING') retryAt(row.tenant_id, next);
     const disableBefore = new Date(attemptedAt.getTime() - disableAfterFailingMs);
     const [outcome] = await db.sql.query<{ recorded: number; disabled_now: boolean }>(recordSql, [
       row.id,
@@ -194,21 +250,33 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     await record(row, attemptedAt, result, performance.now() - started);
   }
 
-  /** Claims as many due deliveries as there are free slots and starts sending them. */
-  async function fill(): Promise<number> {
+  /**
+   * Claims as many due deliveries as there are free slots and starts sending them; those of every tenant
+   * when `everyTenant` (see `tenantsToClaim`).
+   */
+  async function fill(everyTenant = false): Promise<number> {
     const free = settings.concurrency - inflight.size;
     if (free <= 0) return 0;
-    const rows = await claim(free);
+    const rows = await claim(free, tenantsToClaim(everyTenant));
     for (const row of rows) {
       const sending: Promise<void> = deliver(row)
         .catch((error) => log.error({ err: error, webhookId: row.message_id }, 'webhook delivery could not be recorded'))
         .finally(() => {
           inflight.delete(sending);
-          wake();
+          // The load's next delivery may be claimable now.
+          wakeFor(row.tenant_id);
         });
       inflight.add(sending);
     }
     return rows.length;
+  }
+
+  /** How long the loop may sleep: until the next look over every tenant or the earliest retry, whichever is first. */
+  function untilDue(): number {
+    let ms = scanAt - Date.now();
+    const now = clock.now().getTime();
+    for (const at of retries.values()) ms = Math.min(ms, at - now);
+    return Math.max(0, Math.min(ms, settings.pollIntervalMs));
   }
 
   /** Deletes deliveries (with their attempts) that finished longer ago than the retention; returns how many. */
@@ -236,7 +304,8 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
         log.error({ err: error }, 'webhook claim failed');
       }
       if (stopped) break;
-      if (claimed === 0 || inflight.size >= settings.concurrency) await sleep(settings.pollIntervalMs);
+      if (woken.size > 0 && inflight.size < settings.concurrency) continue;
+      if (claimed === 0 || inflight.size >= settings.concurrency) await sleep(untilDue());
     }
   }
 
@@ -250,8 +319,12 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
       unlisten = db
         .listen(
           loadEventsChannel,
-          () => wake(),
-          () => wake(),
+          (tenantId) => wakeFor(tenantId),
+          () => {
+            // Notifications may have been lost meanwhile: the next fill looks over every tenant.
+            scanAt = 0;
+            wake();
+          },
         )
         .catch((error) => {
           log.warn({ err: error }, 'webhook worker could not LISTEN; polling only');
@@ -279,7 +352,7 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     async drain(): Promise<void> {
       await numbering?.idle();
       for (;;) {
-        const claimed = await fill();
+        const claimed = await fill(true);
         if (claimed === 0 && inflight.size === 0) return;
         if (inflight.size) await Promise.race(inflight);
       }

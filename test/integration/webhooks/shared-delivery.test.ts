@@ -8,6 +8,7 @@ import { type apiFor, secondInstance as anotherInstance, type TestApp } from '..
 import { loadBody, loadUpdateBody, routes, seed } from '../../factories/records.js';
 import { createEndpoint, describe, expect, test, webhookEnv } from './setup.js';
 import type { WebhookReceiver } from '../../helpers/webhook-receiver.js';
+import { claimSql, dueTenantsSql } from '../../../src/domain/webhook/worker.js';
 
 /** A second instance with the webhook settings of this file's app. */
 const secondInstance = (testApp: TestApp, env: Record<string, string> = {}) => anotherInstance(testApp, { ...webhookEnv, ...env });
@@ -78,6 +79,35 @@ describe('two instances sharing delivery', { timeout: 300_000 }, () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  test("a pass's notification wakes a running worker for that tenant alone: no look over every tenant between its polls", async ({
+    testApp,
+    api,
+    tenant,
+    receiver,
+  }) => {
+    // Polls a minute apart: within the test only the start's look over every tenant is one.
+    const worker = await secondInstance(testApp, { WEBHOOK_POLL_INTERVAL_MS: '60000' });
+    const statements: string[] = [];
+    const stop = worker.app.database.db.onStatement((sql) => statements.push(sql));
+    try {
+      await createEndpoint(api, receiver.url, ['load.created']);
+      worker.app.app.webhooks.start();
+      await vi.waitFor(() => expect(statements).toContain(dueTenantsSql), { timeout: 60_000, interval: 20 });
+      const load = await seed(api, routes.load, loadBody(tenant));
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 60_000, interval: 20 });
+      expect(receiver.received[0]!.json.data.load.permalink).toBe(load.native_system_load_permalink);
+      expect(
+        statements.filter((sql) => sql === dueTenantsSql),
+        'the start looked over every tenant; the notification did not',
+      ).toHaveLength(1);
+      expect(statements, "the notification's tenant was claimed for").toContain(claimSql);
+      await worker.app.app.webhooks.stop();
+    } finally {
+      stop();
+      await worker.close();
     }
   });
 });
