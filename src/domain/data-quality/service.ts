@@ -30,6 +30,9 @@ export const maxExamples = 50;
 /** The tenant's loads (`l`) with their activity (`a`): the window starts at `a.last_activity_at`'s index. */
 const activeLoads = 'load_activity a JOIN loads l ON l.tenant_id = a.tenant_id AND l.id = a.load_id';
 
+/** The window over `activeLoads`: the tenant's (`$1`) loads active since the window's start (`$2`). */
+const inWindow = 'a.tenant_id = $1 AND a.last_activity_at >= $2';
+
 /** How long a load may stay without a live leg before it is the `load_without_legs` finding. */
 export const legGraceMs = 15 * 60_000;
 
@@ -130,7 +133,7 @@ function windowOf(spec: RecordSpec): { from: string; where: string; order: strin
   if (!path.length) {
     return {
       from: `load_activity a JOIN ${spec.table} t ON t.tenant_id = a.tenant_id AND t.id = a.load_id`,
-      where: ['a.tenant_id = $1 AND a.last_activity_at >= $2', ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
+      where: [inWindow, ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
       order: `${time} DESC, t.id DESC`,
     };
   }
@@ -152,7 +155,7 @@ function windowOf(spec: RecordSpec): { from: string; where: string; order: strin
   joins.push(`JOIN ${spec.table} t ON t.tenant_id = ${aliases[0]}.tenant_id AND t.${path[0]!.column} = ${aliases[0]}.id`);
   return {
     from: `${activeLoads} ${joins.join(' ')}`,
-    where: ['a.tenant_id = $1 AND a.last_activity_at >= $2', ...live, ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
+    where: [inWindow, ...live, ...liveOnly(spec, 't'), `${time} >= $2`].join(' AND '),
     order: `a.last_activity_at DESC, l.id DESC, ${time} DESC`,
   };
 }
@@ -222,7 +225,7 @@ const checks: readonly FindingCheck[] = [
     code: 'load_without_legs',
     kind: 'load',
     matches: `SELECT l.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads}
-      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND l.created_at <= $4::timestamptz - interval '${legGraceMs / 60_000} minutes'
+      WHERE ${inWindow} AND l.deleted_at IS NULL AND l.created_at <= $4::timestamptz - interval '${legGraceMs / 60_000} minutes'
         AND NOT EXISTS (SELECT 1 FROM load_legs g WHERE g.tenant_id = l.tenant_id AND g.load_id = l.id AND g.deleted_at IS NULL)`,
     message: (n) =>
       `${plural(n, 'load has', 'loads have')} no live leg ${legGraceMs / 60_000} minutes or more after being created: no carrier, driver or stop is known for ${n === 1 ? 'it' : 'them'}. Send the legs (POST /api/v1/loadlegs/upsert).`,
@@ -231,7 +234,7 @@ const checks: readonly FindingCheck[] = [
     code: 'leg_sequence_gap',
     kind: 'load',
     matches: `SELECT l.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads}
-      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL
+      WHERE ${inWindow} AND l.deleted_at IS NULL
         AND (SELECT bool_or(g.sequence IS NULL) OR count(DISTINCT g.sequence) <> count(*) OR min(g.sequence) <> 1 OR max(g.sequence) <> count(*)
              FROM load_legs g WHERE g.tenant_id = l.tenant_id AND g.load_id = l.id AND g.deleted_at IS NULL)`,
     message: (n) =>
@@ -241,7 +244,7 @@ const checks: readonly FindingCheck[] = [
     code: 'stop_without_appointment',
     kind: 'stop',
     matches: `SELECT t.permalink, a.last_activity_at AS at, l.id FROM ${activeLoads} JOIN load_legs g ON g.tenant_id = l.tenant_id AND g.load_id = l.id JOIN stops t ON t.tenant_id = g.tenant_id AND t.leg_id = g.id
-      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2
+      WHERE ${inWindow} AND l.deleted_at IS NULL AND g.deleted_at IS NULL AND t.deleted_at IS NULL AND t.changed_at >= $2
         AND t.appointment_start IS NULL AND t.appointment_end IS NULL`,
     message: (n) =>
       `${plural(n, 'stop has', 'stops have')} neither appointment_start nor appointment_end: nobody can tell whether ${n === 1 ? 'it is' : 'they are'} on time.`,
@@ -250,7 +253,7 @@ const checks: readonly FindingCheck[] = [
     code: 'update_without_position',
     kind: 'load_update',
     matches: `SELECT t.permalink, t.created_at AS at, l.id FROM ${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id
-      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2
+      WHERE ${inWindow} AND l.deleted_at IS NULL AND t.created_at >= $2
         AND (t.latitude IS NULL OR t.longitude IS NULL) AND (t.city IS NULL OR t.city ~ '^[[:space:]]*$')`,
     message: (n) =>
       `${plural(n, 'load update has', 'load updates have')} neither coordinates (latitude and longitude) nor a city: nobody can tell where the load was.`,
@@ -259,7 +262,7 @@ const checks: readonly FindingCheck[] = [
     code: 'update_in_future',
     kind: 'load_update',
     matches: `SELECT t.permalink, t.created_at AS at, l.id FROM ${activeLoads} JOIN load_updates t ON t.tenant_id = l.tenant_id AND t.load_id = l.id
-      WHERE a.tenant_id = $1 AND a.last_activity_at >= $2 AND l.deleted_at IS NULL AND t.created_at >= $2
+      WHERE ${inWindow} AND l.deleted_at IS NULL AND t.created_at >= $2
         AND t.occurred_at > t.created_at + interval '${futureToleranceMs / 60_000} minutes'`,
     message: (n) =>
       `${plural(n, 'load update has', 'load updates have')} an occurred_at more than ${futureToleranceMs / 60_000} minutes after ${n === 1 ? 'it was' : 'they were'} received: a clock or time-zone error in the feed (send UTC or an offset).`,

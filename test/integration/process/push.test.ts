@@ -40,7 +40,6 @@ interface Summary {
   skipped: number;
   duplicate: number;
   rejected: number;
-  durationMs: number;
   pacedMs: number;
   retries: Record<string, number>;
   files: { file: string; kind: string; records: number; rejected: number; rejectsFile: string | null }[];
