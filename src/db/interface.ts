@@ -61,7 +61,7 @@ export interface Database {
    * Connection pool state (/metrics, overload shedding). The embedded database is a pool of one
    * connection: `waiting` counts the calls queued behind the one it runs, `waitingRequests` those of
    * requests (background calls wait behind them, `asRequestWork`). PostgreSQL's pool tells no one
-   * apart: both are its waiters.
+   * apart: both are its waiters. On Citus, the pools of the tenants' nodes are counted in (decision 0055).
    */
   poolStats(): { total: number; idle: number; waiting: number; waitingRequests: number };
   /**

@@ -12,7 +12,7 @@ import type { StatementTarget } from '../observability/tracing.js';
 import type { Database, Sql } from './interface.js';
 import { quote } from './sql-text.js';
 import { listenerSet, observeAdapterFactory, savepointed, statementObserver, type RunStatement } from './statement-observation.js';
-import { tenantStatements, type Run } from './tenant-statement.js';
+import { nodeUnreachable, tenantStatements, type NodeRun, type Run } from './tenant-statement.js';
 
 /** A PostgreSQL URL's database, host and port for statement spans (never its credentials). */
 function postgresTarget(url: string): StatementTarget {
@@ -166,6 +166,66 @@ function toOneReadsByQueryOnCitus(prisma: PrismaClient, onCitus: () => Promise<b
   }) as unknown as PrismaClient;
 }
 
+/** Errors of a connection that could not be opened (nothing ran): the node is unreachable for this service. */
+const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT', '28P01', '28000', '3D000']);
+
+/**
+ * On a Citus cluster, a pool per node that holds tenants' shards (docs/decisions/0055-calls-straight-to-the-node.md):
+ * the coordinator's URL with the node's host and port, as Citus itself connects to its nodes (the same user,
+ * password and database). A call sent straight to a tenant's node saves the coordinator's planning, delegation
+ * and relay of every write. A node the service cannot reach (a network that lets only the coordinator in, other
+ * credentials) is left to the coordinator from then on: the call that found it so is sent there, once, and a
+ * warning says why.
+ */
+export function nodePools(url: string, max: number, onPoolError: (error: Error) => void) {
+  const pools = new Map<string, pg.Pool>();
+  const refused = new Set<string>();
+  const runners = new Map<string, Run>();
+  const on: NodeRun = (node) => {
+    if (refused.has(node)) return null;
+    let runner = runners.get(node);
+    if (!runner) {
+      const at = new URL(url);
+      const colon = node.lastIndexOf(':');
+      at.hostname = node.slice(0, colon);
+      at.port = node.slice(colon + 1);
+      const nodePool = new pg.Pool({ connectionString: at.toString(), max, options: sessionOptions });
+      nodePool.on('error', onPoolError);
+      pools.set(node, nodePool);
+      runner = async (text, params, name) => {
+        try {
+          return (await nodePool.query({ text, values: params as unknown[], name })).rows as Record<string, unknown>[];
+        } catch (error) {
+          if (!unreachable.has((error as { code?: string }).code ?? '')) throw error;
+          refused.add(node);
+          console.warn(`Citus node ${node} refused the service's connection (${(error as Error).message}); its tenants' writes go through the coordinator`);
+          throw Object.assign(new Error(`node ${node} unreachable`), { code: nodeUnreachable });
+        }
+      };
+      runners.set(node, runner);
+    }
+    return runner;
+  };
+  return {
+    on,
+    /** The node pools' connections, summed (the service's pool statistics count them beside the coordinator's). */
+    stats() {
+      let total = 0;
+      let idle = 0;
+      let waiting = 0;
+      for (const p of pools.values()) {
+        total += p.totalCount;
+        idle += p.idleCount;
+        waiting += p.waitingCount;
+      }
+      return { total, idle, waiting };
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.end()));
+    },
+  };
+}
+
 export async function openPostgres(url: string, max: number, onPoolError: (error: Error) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max, options: sessionOptions });
   const listeners = listenerSet();
@@ -197,8 +257,9 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
     return runner;
   };
   const sql = observed(pool);
+  const nodes = nodePools(url, max, onPoolError);
   // The tenants' shard names are read on the pool, unobserved (as the Citus question is): once per tenant.
-  const tenants = tenantStatements(rawOf.get(sql)!);
+  const tenants = tenantStatements(rawOf.get(sql)!, nodes.on);
   return {
     kind: 'postgres',
     prisma,
@@ -209,7 +270,8 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
       query: async <Row>(text: string, params: readonly unknown[], name?: string): Promise<Row[]> => {
         const raw = rawOf.get(on);
         if (!raw || !(await onCitus())) return on.query<Row>(text, params, name);
-        return statements.observe(text, () => tenants.on(tenantId, raw).query<Row>(text, params), name);
+        // Outside a transaction the call goes to the tenant's node straight; a transaction's stays on its connection.
+        return statements.observe(text, () => tenants.on(tenantId, raw, on === sql).query<Row>(text, params), name);
       },
     }),
     citus: onCitus,
@@ -230,12 +292,17 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
     },
     transaction: (work) => inPoolTransaction(pool, (client) => work(observed(client))),
     listen: async (channel, onNotify, onReconnect) => listeners.add(await listenPostgres(url, channel, onNotify, onReconnect)),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, waitingRequests: pool.waitingCount }),
+    poolStats: () => {
+      // On Citus, the connections to the tenants' nodes too (decision 0055).
+      const onNodes = nodes.stats();
+      const waiting = pool.waitingCount + onNodes.waiting;
+      return { total: pool.totalCount + onNodes.total, idle: pool.idleCount + onNodes.idle, waiting, waitingRequests: waiting };
+    },
     embeddedBusyMs: () => null,
     async close() {
       await listeners.closeAll();
       await prisma.$disconnect();
-      await pool.end();
+      await Promise.all([pool.end(), nodes.close()]);
     },
   };
 }

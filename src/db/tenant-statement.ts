@@ -8,7 +8,9 @@
  * becomes `loads_102011`. Every table a statement names is colocated (one shard group per tenant) or a
  * reference table (its one shard is on every node), so all of them are there. `shard` is the tenant's
  * shard of `loads` the names were read for: the call checks, under the lock Citus's own writes take, that it is
- * still the tenant's and on that node (after a split or a move the old tables stay a while, unread).
+ * still the tenant's and on that node (after a split or a move the old tables stay a while, unread). Outside a
+ * transaction the call is sent straight to that node, over the service's own pool there (decision 0055): the
+ * node runs it itself, and the coordinator plans, delegates and relays nothing.
  *
  * The statement's parameters go as one `text[]` (`$4` of the call; `$n` in the statement becomes `($1[n])`):
  * each is cast where the statement uses it, as every statement built by src/db/record-statements.ts does.
@@ -36,16 +38,25 @@ export function onShards(text: string, shards: ReadonlyMap<string, string>): str
     .replace(/\$(\d+)/g, (_, n: string) => `($1[${n}])`);
 }
 
-/** The shard of each distributed table that holds the tenant's rows (its id too), and each reference table's one shard. */
-const shardsQuery = `SELECT p.logicalrelid::regclass::text AS "table", s.id::text AS id, shard_name(p.logicalrelid, s.id) AS shard
+/**
+ * The shard of each distributed table that holds the tenant's rows (its id too), and each reference table's one
+ * shard; with the node that holds the tenant's shard of `loads` (`host:port` as `pg_dist_node` names it), null
+ * when that is the node asked (the coordinator holding shards itself).
+ */
+const shardsQuery = `SELECT p.logicalrelid::regclass::text AS "table", s.id::text AS id, shard_name(p.logicalrelid, s.id) AS shard,
+    (SELECT n.nodename || ':' || n.nodeport FROM pg_dist_placement pl JOIN pg_dist_node n ON n.groupid = pl.groupid
+     WHERE pl.shardid = s.id AND n.isactive AND n.noderole = 'primary' AND pl.groupid <> (SELECT groupid FROM pg_dist_local_group)
+     LIMIT 1) AS node
   FROM pg_dist_partition p
   CROSS JOIN LATERAL (SELECT get_shard_id_for_distribution_column(p.logicalrelid, CASE WHEN p.partmethod = 'h' THEN $1::text END) AS id) s
   WHERE p.partmethod IN ('h', 'n')`;
 
-/** The tenant's shards as a statement names them (by table), and its shard of `loads`, which the call checks. */
+/** The tenant's shards as a statement names them (by table), its shard of `loads`, which the call checks, and that shard's node. */
 interface Shards {
   names: ReadonlyMap<string, string>;
   anchor: string;
+  /** `host:port` of the node that holds the tenant's shards; null: the coordinator itself. */
+  node: string | null;
 }
 
 /**
@@ -65,11 +76,24 @@ const attachedMeanwhile = (error: unknown) =>
   (error as { code?: string }).code === '23514' && /violates partition constraint/.test(String((error as Error).message));
 
 /**
- * The runner of tenant statements on a Citus coordinator: `on(tenantId, run)` is the `Sql` whose statements
- * run as calls on the tenant's node. The tenants' shard names are read once each and kept; a call that finds them
- * stale (a split made new shards, a move put them on another node) reads them again and runs once more.
+ * A runner on the node `host:port` (the service's own pool there), or null to send the call through the
+ * coordinator. A runner that could not connect throws with the code `nodeUnreachable` (nothing ran) and
+ * answers null for that node from then on: the call is sent again, through the coordinator.
  */
-export function tenantStatements(run: Run) {
+export type NodeRun = (node: string) => Run | null;
+
+/** The code of a call that could not reach its node (see `NodeRun`). */
+export const nodeUnreachable = 'node_unreachable';
+
+/**
+ * The runner of tenant statements on a Citus coordinator: `on(tenantId, run, direct)` is the `Sql` whose
+ * statements run as calls on the tenant's node: sent there straight (`direct`, through `onNode`'s pool on that
+ * node; a worker that holds the shards runs the call itself) or through the coordinator's connection `run` (a
+ * transaction's, which must see its own writes). The tenants' shard names and node are read once each and kept;
+ * a call that finds them stale (a split made new shards, a move put them on another node) reads them again and
+ * runs once more.
+ */
+export function tenantStatements(run: Run, onNode: NodeRun = () => null) {
   const shardsOf = new Map<string, Promise<Shards>>();
   /** Per shard group (its shard of `loads`), each statement's text over its shards. */
   const texts = new Map<string, Map<string, string>>();
@@ -78,9 +102,13 @@ export function tenantStatements(run: Run) {
     let found = shardsOf.get(tenantId);
     if (!found) {
       found = run(shardsQuery, [tenantId]).then((rows) => {
-        const anchor = rows.find((row) => row.table === 'loads')?.id as string | undefined;
-        if (anchor === undefined) throw new Error('loads is not distributed: the database is not placed as src/db/distribution.ts declares');
-        return { names: new Map(rows.map((row) => [String(row.table), String(row.shard)])), anchor };
+        const loads = rows.find((row) => row.table === 'loads');
+        if (loads === undefined) throw new Error('loads is not distributed: the database is not placed as src/db/distribution.ts declares');
+        return {
+          names: new Map(rows.map((row) => [String(row.table), String(row.shard)])),
+          anchor: String(loads.id),
+          node: (loads.node as string | null) ?? null,
+        };
       });
       found.catch(() => shardsOf.delete(tenantId));
       shardsOf.set(tenantId, found);
@@ -102,13 +130,14 @@ export function tenantStatements(run: Run) {
   };
 
   return {
-    on(tenantId: string, over: Run): Sql {
+    on(tenantId: string, over: Run, direct = false): Sql {
       return {
         async query<Row>(text: string, params: readonly unknown[]): Promise<Row[]> {
           const values = params.map((value) => prepareValue(value));
           const call = async () => {
             const found = await shards(tenantId);
-            const rows = await over('SELECT r FROM tenant_statement($1::uuid, $2::bigint, $3::text, $4::text[]) r', [
+            const via = (direct && found.node !== null && onNode(found.node)) || over;
+            const rows = await via('SELECT r FROM tenant_statement($1::uuid, $2::bigint, $3::text, $4::text[]) r', [
               tenantId,
               found.anchor,
               textOn(text, found),
@@ -119,7 +148,7 @@ export function tenantStatements(run: Run) {
           try {
             return await call();
           } catch (error) {
-            if (attachedMeanwhile(error)) return call();
+            if (attachedMeanwhile(error) || (error as { code?: string }).code === nodeUnreachable) return call();
             if (!staleShards.has((error as { code?: string }).code ?? '')) throw error;
             shardsOf.delete(tenantId);
             return call();

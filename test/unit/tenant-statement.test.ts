@@ -6,7 +6,9 @@
  * distributed, or fail. The whole suite on a Citus cluster runs them; this test tells which text is wrong.
  */
 import { describe, expect, test } from 'vitest';
-import { onShards } from '../../src/db/tenant-statement.js';
+import { nodeUnreachable, onShards, tenantStatements, type Run } from '../../src/db/tenant-statement.js';
+import { nodePools } from '../../src/db/postgres.js';
+import { passStatement } from '../../src/domain/events/sequencer.js';
 import { allDistributed, referenceTables } from '../../src/db/distribution.js';
 import { buildDeleteStatement, buildEditStatement, buildUpsertStatement } from '../../src/db/record-statements.js';
 import { recordSpecs } from '../../src/domain/registry.js';
@@ -59,6 +61,7 @@ function carriedStatements(): [string, string][] {
     }
     if (spec.kind === 'load') texts.push(['load edit', buildEditStatement(table, Object.values(spec.columns)).text]);
   }
+  texts.push(["the tenant's pass", passStatement]);
   return texts;
 }
 
@@ -87,5 +90,65 @@ describe.each(carriedStatements())('%s', (_name, text) => {
 
   test('reads every parameter from the array', () => {
     expect(carried.match(/\$\d+(?!\[)/g) ?? []).toEqual([]);
+  });
+});
+
+describe('where a tenant statement is sent', () => {
+  /** A coordinator's answers: the tenant's shards (on `node`), and each call it is sent, recorded. */
+  const coordinator = (node: string | null) => {
+    const calls: string[] = [];
+    const run: Run = async (text) => {
+      if (text.includes('pg_dist_partition')) return [{ table: 'loads', id: '102008', shard: 'loads_102008', node }];
+      calls.push(text);
+      return [{ r: { via: 'coordinator' } }];
+    };
+    return { calls, run };
+  };
+  const worker: Run = async () => [{ r: { via: 'worker' } }];
+
+  test("straight to the node that holds the tenant's shards, outside a transaction", async () => {
+    const { calls, run } = coordinator('10.0.0.2:5432');
+    const asked: string[] = [];
+    const tenants = tenantStatements(run, (node) => (asked.push(node), worker));
+    expect(await tenants.on('t1', run, true).query('SELECT 1 FROM loads', [])).toEqual([{ via: 'worker' }]);
+    expect(asked).toEqual(['10.0.0.2:5432']);
+    expect(calls).toEqual([]);
+  });
+
+  test("through the coordinator's connection in a transaction, when the coordinator holds the shards, or when the node is not reached", async () => {
+    const { calls, run } = coordinator('10.0.0.2:5432');
+    expect(
+      await tenantStatements(run, () => worker)
+        .on('t1', run, false)
+        .query('SELECT 1 FROM loads', []),
+    ).toEqual([{ via: 'coordinator' }]);
+    const local = coordinator(null);
+    expect(
+      await tenantStatements(local.run, () => worker)
+        .on('t1', local.run, true)
+        .query('SELECT 1 FROM loads', []),
+    ).toEqual([{ via: 'coordinator' }]);
+    // A node that refused the connection: the call is sent again, through the coordinator (the runner answers null from then on).
+    let refused = false;
+    const refusing: Run = async () => {
+      refused = true;
+      throw Object.assign(new Error('node 10.0.0.2:5432 unreachable'), { code: nodeUnreachable });
+    };
+    const tenants = tenantStatements(run, () => (refused ? null : refusing));
+    expect(await tenants.on('t1', run, true).query('SELECT 1 FROM loads', [])).toEqual([{ via: 'coordinator' }]);
+    expect(calls).toHaveLength(2);
+    expect(calls.every((call) => call.startsWith('SELECT r FROM tenant_statement('))).toBe(true);
+  });
+
+  test('a node that refuses the connection is reported once and not asked again', async () => {
+    // A port nothing listens on: a real connection, refused.
+    const nodes = nodePools('postgresql://postgres@127.0.0.1:5432/none', 1, () => {});
+    try {
+      const run = nodes.on('127.0.0.1:1')!;
+      await expect(run('SELECT 1', [])).rejects.toMatchObject({ code: nodeUnreachable });
+      expect(nodes.on('127.0.0.1:1')).toBeNull();
+    } finally {
+      await nodes.close();
+    }
   });
 });

@@ -6,17 +6,24 @@
 -- tenant's shard runs locally. The numbering and the deliveries it queues are now two statements (the
 -- deliveries read the numbered events back), the field coverage one INSERT … SELECT. Same rows as before
 -- on every database.
-CREATE OR REPLACE FUNCTION "load_events_sequence"(p_tenant uuid, p_coverage jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $$
+--
+-- It answers how many events it numbered and how many coverage rows it wrote apart (it answered their sum): on
+-- Citus the instance sends the pass's NOTIFY on the coordinator, and only a pass that numbered events does, as
+-- the function itself does on one server (a write without events changes no subscriber's, webhook's or cached
+-- answer's events). A changed result type is a new function: dropped and created (on Citus the placement that
+-- follows the migrations distributes it again).
+DROP FUNCTION "load_events_sequence"(uuid, jsonb);
+CREATE FUNCTION "load_events_sequence"(p_tenant uuid, p_coverage jsonb DEFAULT NULL, OUT numbered integer, OUT counted integer) LANGUAGE plpgsql AS $$
 DECLARE
   last_seq bigint;
-  numbered integer := 0;
-  counted integer := 0;
   todo bigint[];
   last_snap pg_snapshot;
   last_node bigint;
   node bigint := (pg_control_system()).system_identifier;
   now_snap pg_snapshot;
 BEGIN
+  numbered := 0;
+  counted := 0;
   -- Nothing to do (the common case of a read): two index probes, no lock, no write.
   IF p_coverage IS NOT NULL THEN
     SELECT "derived_through", "derived_on" INTO last_snap, last_node FROM "load_event_cursors" WHERE "tenant_id" = p_tenant;
@@ -27,7 +34,7 @@ BEGIN
        SELECT 1 FROM "payload_history" h
        WHERE h."tenant_id" = p_tenant AND h."xid" >= coalesce(pg_snapshot_xmin(last_snap), '0'::xid8)
          AND (last_snap IS NULL OR NOT pg_visible_in_snapshot(h."xid", last_snap)))) THEN
-    RETURN 0;
+    RETURN;
   END IF;
   INSERT INTO "load_event_cursors" ("tenant_id", "seq") VALUES (p_tenant, 0) ON CONFLICT ("tenant_id") DO NOTHING;
   -- Waits for a concurrent pass to commit; the statements below then see what it numbered and counted.
@@ -103,5 +110,4 @@ BEGIN
   IF numbered > 0 THEN
     PERFORM pg_notify('load_events', p_tenant::text);
   END IF;
-  RETURN numbered + counted;
 END $$;

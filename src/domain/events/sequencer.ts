@@ -33,7 +33,8 @@ interface Waiter {
 
 export type EventSequencer = ReturnType<typeof createEventSequencer>;
 
-const passStatement = 'SELECT load_events_sequence($1::uuid, $2::jsonb) AS n';
+/** The pass, one call (on Citus carried to the tenant's node as its writes are): the events it numbered, the coverage rows it wrote. */
+export const passStatement = 'SELECT numbered, counted FROM load_events_sequence($1::uuid, $2::jsonb)';
 const notifyStatement = `SELECT pg_notify('load_events', $1::text)`;
 /** Whether `sql` is a statement of a tenant's pass (statement counts leave them out: they follow the answers). */
 export const isPassStatement = (sql: string) => sql === passStatement || sql === notifyStatement;
@@ -58,11 +59,12 @@ export function createEventSequencer({ db, logger, onCommitted, coverage = null 
   const coverageParam = coverage ? JSON.stringify(coverage) : null;
   /** One pass over the tenant's log; resolves to how many events it numbered plus coverage rows it wrote. */
   const pass = async (tenantId: string) => {
-    const n = (await db.sql.query<{ n: number }>(passStatement, [tenantId, coverageParam], 'load_events_sequence'))[0]?.n ?? 0;
-    // On Citus the pass runs on the tenant's node (the function is distributed by its tenant: decision 0054),
-    // and a NOTIFY there reaches no listener: the instances listen on the coordinator.
-    if (n > 0 && (await db.citus())) await db.sql.query(notifyStatement, [tenantId], 'load_events_notify');
-    return n;
+    // On Citus, a call on the tenant's node like a write's (decision 0055); a NOTIFY there reaches no listener:
+    // the instances listen on the coordinator. As on one server, only a pass that numbered events notifies.
+    const [row] = await db.tenantSql(tenantId).query<{ numbered: number; counted: number }>(passStatement, [tenantId, coverageParam], 'load_events_sequence');
+    const { numbered = 0, counted = 0 } = row ?? {};
+    if (numbered > 0 && (await db.citus())) await db.sql.query(notifyStatement, [tenantId], 'load_events_notify');
+    return numbered + counted;
   };
 
   async function drain(tenantId: string, batch: Waiter[]) {

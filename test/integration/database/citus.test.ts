@@ -16,10 +16,15 @@ import { onCitus } from '../../setup/database.js';
 import { apiFor, resolversApp } from '../../helpers/app.js';
 import type { Sql } from '../../../src/db/database.js';
 
-/** The database's executions so far that ran on one shard and on several (`citus_stat_counters`). */
+/**
+ * The database's executions so far that ran on one shard and on several (`citus_stat_counters`), summed over
+ * every node: the service sends a tenant's calls straight to its worker (decision 0055), whose counters count them.
+ */
 async function counters(sql: Sql) {
   const [row] = await sql.query<{ single: string; multi: string }>(
-    `SELECT query_execution_single_shard::text AS single, query_execution_multi_shard::text AS multi FROM citus_stat_counters WHERE name = current_database()`,
+    `SELECT sum(split_part(r.result, ',', 1)::bigint)::text AS single, sum(split_part(r.result, ',', 2)::bigint)::text AS multi
+     FROM run_command_on_all_nodes($$SELECT query_execution_single_shard || ',' || query_execution_multi_shard FROM citus_stat_counters WHERE name = current_database()$$) r
+     WHERE r.success`,
     [],
   );
   return { single: Number(row!.single), multi: Number(row!.multi) };
