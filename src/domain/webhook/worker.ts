@@ -298,14 +298,17 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
         await prune().catch((error) => log.error({ err: error }, 'pruning webhook deliveries failed'));
       }
       let claimed = 0;
+      let failed = false;
       try {
         claimed = await fill();
       } catch (error) {
+        failed = true;
         log.error({ err: error }, 'webhook claim failed');
       }
       if (stopped) break;
-      if (woken.size > 0 && inflight.size < settings.concurrency) continue;
-      if (claimed === 0 || inflight.size >= settings.concurrency) await sleep(untilDue());
+      // Tenants woken meanwhile (or left over by a full claim) are claimed for at once; after a failure, at the next poll.
+      if (!failed && woken.size > 0 && inflight.size < settings.concurrency) continue;
+      if (failed || claimed === 0 || inflight.size >= settings.concurrency) await sleep(failed ? settings.pollIntervalMs : untilDue());
     }
   }
 
