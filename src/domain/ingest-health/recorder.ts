@@ -208,20 +208,26 @@ SELECT 1`;
 
 /**
  * Housekeeping after a successful write (idempotent, so a failure only postpones it): drops the
- * flushed tenants' expired count buckets and trims their rejection samples to the most recent.
+ * flushed tenants' expired count buckets and trims their rejection samples to the most recent. The
+ * tenants are `tenants` (a condition on `tenant_id`): the flushed ones at once (`= ANY($1)`, `$3` those
+ * with rejections), or one tenant (`= $1`, `$3` the same), which Citus gets as one call on the tenant's
+ * node (an array of tenants is every shard's work, and so is a DELETE … USING a windowed subquery there).
  */
-const pruneStatement = `
+const pruneStatementOf = (counted: string, rejected: string) => `
 WITH expired AS (
-  DELETE FROM ingest_counts WHERE tenant_id = ANY($1::uuid[]) AND bucket_start < $2
+  DELETE FROM ingest_counts WHERE tenant_id ${counted} AND bucket_start < $2::timestamptz
 ), trimmed AS (
   DELETE FROM ingest_rejections r USING (
     SELECT tenant_id, id FROM (
       SELECT tenant_id, id, row_number() OVER (PARTITION BY tenant_id ORDER BY received_at DESC, id) AS n
-      FROM ingest_rejections WHERE tenant_id = ANY($3::uuid[])) ranked
-    WHERE n > $4) old
+      FROM ingest_rejections WHERE tenant_id ${rejected}) ranked
+    WHERE n > $4::int) old
   WHERE r.tenant_id = old.tenant_id AND r.id = old.id
 )
 SELECT 1`;
+const pruneStatement = pruneStatementOf('= ANY($1::uuid[])', '= ANY($3::uuid[])');
+/** One tenant's housekeeping, on Citus one call on its node (exported for the carried statements' test). */
+export const pruneTenantStatement = pruneStatementOf('= $1::uuid', '= $3::uuid');
 
 export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: RecorderOptions): IngestRecorder {
   let pending = empty();
@@ -274,8 +280,16 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
 
   async function prune(batch: Pending) {
     const tenants = [...new Set([...batch.counts.values()].map((x) => x.tenantId))];
+    const rejected = [...batch.rejections.keys()];
     const cutoff = new Date(clock.now().getTime() - countRetentionMs);
-    await db.sql.query(pruneStatement, [tenants, cutoff, [...batch.rejections.keys()], rejectionSampleSize]);
+    if (!(await db.citus())) {
+      await db.sql.query(pruneStatement, [tenants, cutoff, rejected, rejectionSampleSize]);
+      return;
+    }
+    // On Citus one call per tenant on its node, as a write is (docs/explanation/scaling.md).
+    for (const tenantId of new Set([...tenants, ...rejected])) {
+      await db.tenantSql(tenantId).query(pruneTenantStatement, [tenantId, cutoff, rejected.includes(tenantId) ? tenantId : null, rejectionSampleSize]);
+    }
   }
 
   /** Puts a batch that could not be written back in front of what arrived meanwhile. */

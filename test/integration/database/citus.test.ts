@@ -112,10 +112,13 @@ describe('on a Citus cluster', () => {
       expect(res.status).toBe(200);
       expect((res.body as { errors?: unknown; data: { loads: { totalCount: number } } }).data.loads.totalCount).toBeGreaterThan(0);
     }
+    // A rejected record too, then the ingest accounting's flush and its prune of the tenant's counts and rejections.
+    expect((await api.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
+    await testApp.app.services.recorder.flush();
     const after = await counters(db.sql);
     const counted = { single: after.single - before.single, multi: after.multi - before.multi };
     console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
-    // Every statement of the tenant's requests and of their numbering passes on the tenant's shard (docs/explanation/scaling.md).
+    // Every statement of the tenant's requests, of their numbering passes and of their accounting on the tenant's shard (docs/explanation/scaling.md).
     expect(counted).toEqual({ single: expect.any(Number), multi: 0 });
     expect(counted.single).toBeGreaterThan(0);
   });
