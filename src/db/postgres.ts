@@ -166,8 +166,11 @@ function toOneReadsByQueryOnCitus(prisma: PrismaClient, onCitus: () => Promise<b
   }) as unknown as PrismaClient;
 }
 
-/** Errors of a connection that could not be opened (nothing ran): the node is unreachable for this service. */
-const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ETIMEDOUT', '28P01', '28000', '3D000']);
+/**
+ * Errors of a connection that could not be opened (nothing ran): the node is unreachable for this service. Not
+ * a connection lost during a call (`ECONNRESET`, `ETIMEDOUT`): the call may have run, and is not sent again.
+ */
+const unreachable = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
 
 /**
  * On a Citus cluster, a pool per node that holds tenants' shards (docs/decisions/0055-calls-straight-to-the-node.md):
