@@ -82,6 +82,9 @@ const attachedMeanwhile = (error: unknown) =>
  */
 export type NodeRun = (node: string) => Run | null;
 
+/** PostgreSQL's code of a deadlock's victim (its transaction rolled back). */
+const deadlockDetected = '40P01';
+
 /** The code of a call that could not reach its node (see `NodeRun`). */
 export const nodeUnreachable = 'node_unreachable';
 
@@ -148,8 +151,13 @@ export function tenantStatements(run: Run, onNode: NodeRun = () => null) {
           try {
             return await call();
           } catch (error) {
-            if (attachedMeanwhile(error) || (error as { code?: string }).code === nodeUnreachable) return call();
-            if (!staleShards.has((error as { code?: string }).code ?? '')) throw error;
+            const code = (error as { code?: string }).code;
+            if (attachedMeanwhile(error) || code === nodeUnreachable) return call();
+            // Straight on the node a call is its own transaction, and a deadlock's victim is rolled back whole: run
+            // again. Its locks there are the statement's own, not the coordinator's, so a DDL the coordinator sends
+            // to the node meanwhile (a day's payload history partition attached) can close a cycle with it.
+            if (direct && code === deadlockDetected) return call();
+            if (!staleShards.has(code ?? '')) throw error;
             shardsOf.delete(tenantId);
             return call();
           }

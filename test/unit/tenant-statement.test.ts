@@ -142,6 +142,27 @@ describe('where a tenant statement is sent', () => {
     expect(calls.every((call) => call.startsWith('SELECT r FROM tenant_statement('))).toBe(true);
   });
 
+  test("a deadlock's victim outside a transaction is run again (it was rolled back whole); inside a transaction it is thrown", async () => {
+    const { run } = coordinator('10.0.0.2:5432');
+    let calls = 0;
+    const deadlocking: Run = async () => {
+      calls += 1;
+      if (calls === 1) throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      return [{ r: { via: 'worker' } }];
+    };
+    expect(
+      await tenantStatements(run, () => deadlocking)
+        .on('t1', run, true)
+        .query('SELECT 1 FROM loads', []),
+    ).toEqual([{ via: 'worker' }]);
+    expect(calls).toBe(2);
+    const inTransaction: Run = async (text) => {
+      if (text.includes('pg_dist_partition')) return run(text, []);
+      throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    };
+    await expect(tenantStatements(run).on('t1', inTransaction, false).query('SELECT 1 FROM loads', [])).rejects.toMatchObject({ code: '40P01' });
+  });
+
   test('a node that refuses the connection is reported once and not asked again', async () => {
     // A port nothing listens on: a real connection, refused.
     const nodes = nodePools('postgresql://postgres@127.0.0.1:5432/none', 1, () => {});
