@@ -13,10 +13,10 @@
  * - **Woken by commits, per tenant.** Deliveries are queued when an event is numbered (load_events_sequence,
  *   in the same transaction); the worker LISTENs on `load_events` (NOTIFYed by that pass with the tenant's
  *   id) and claims that tenant's deliveries at once: one shard's statement per pass, none that reads every
- *   shard. The same when an attempt of a tenant ends (the load's next delivery becomes claimable) and when a
- *   retry this instance scheduled falls due. Every `pollIntervalMs`, and after the listener reconnects, it
- *   looks over every tenant (`dueTenantsSql`): the safety net for what no notification names (a crashed
- *   instance's deliveries after their lease, a notification lost).
+ *   shard. The same when an attempt of a tenant ends (the load's next delivery becomes claimable). Every
+ *   `pollIntervalMs`, and after the listener reconnects, it looks over every tenant (`dueTenantsSql`): what
+ *   no notification names (retries falling due, a crashed instance's deliveries after their lease, a
+ *   notification lost).
  * - **Clock.** Due times and leases use the injected clock, so tests walk the schedule without waiting.
  */
 import { randomUUID } from 'node:crypto';
@@ -143,10 +143,8 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
       };
     });
 
-  /** Tenants whose deliveries to claim next: a pass queued some, an attempt ended, a retry fell due. */
+  /** Tenants whose deliveries to claim next: a pass queued some, an attempt ended. */
   const woken = new Set<string>();
-  /** Per tenant, the earliest retry (by the clock) this instance scheduled and has not claimed since. */
-  const retries = new Map<string, number>();
   /** When the next look over every tenant is due (`Date.now()`); the first fill looks at once. */
   let scanAt = 0;
 
@@ -158,20 +156,13 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
 
   /**
    * The tenants to claim for now: every tenant with due deliveries (`null`: asked of the database) when
-   * `everyTenant` or a look over every tenant is due, else the woken ones and those whose retry fell due.
+   * `everyTenant` or a look over every tenant is due, else the woken ones.
    */
   function tenantsToClaim(everyTenant: boolean): string[] | null {
     if (everyTenant || Date.now() >= scanAt) {
       scanAt = Date.now() + settings.pollIntervalMs;
       woken.clear();
-      retries.clear();
       return null;
-    }
-    const now = clock.now().getTime();
-    for (const [tenantId, at] of retries) {
-      if (at > now) continue;
-      woken.add(tenantId);
-      retries.delete(tenantId);
     }
     const tenants = [...woken];
     woken.clear();
@@ -200,18 +191,11 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     return claimed;
   }
 
-  /** Remembers a retry this instance scheduled, so that the tenant is claimed for when it falls due. */
-  function retryAt(tenantId: string, at: Date) {
-    const earliest = retries.get(tenantId);
-    if (earliest === undefined || at.getTime() < earliest) retries.set(tenantId, at.getTime());
-  }
-
   async function record(row: Claimed, attemptedAt: Date, result: AttemptResult, durationMs: number) {
     const attempts = row.attempt_count + 1;
     const state = result.ok ? 'SUCCEEDED' : attempts >= maxAttempts ? 'FAILED' : 'PENDING';
     const now = clock.now();
     const next = state === 'PENDING' ? new Date(now.getTime() + retryScheduleMs[attempts]!) : now;
-    if (state === 'PENDING') retryAt(row.tenant_id, next);
     const disableBefore = new Date(attemptedAt.getTime() - disableAfterFailingMs);
     const [outcome] = await db.sql.query<{ recorded: number; disabled_now: boolean }>(recordSql, [
       row.id,
@@ -271,14 +255,6 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     return rows.length;
   }
 
-  /** How long the loop may sleep: until the next look over every tenant or the earliest retry, whichever is first. */
-  function untilDue(): number {
-    let ms = scanAt - Date.now();
-    const now = clock.now().getTime();
-    for (const at of retries.values()) ms = Math.min(ms, at - now);
-    return Math.max(0, Math.min(ms, settings.pollIntervalMs));
-  }
-
   /** Deletes deliveries (with their attempts) that finished longer ago than the retention; returns how many. */
   async function prune(): Promise<number> {
     const before = new Date(clock.now().getTime() - settings.retentionMs);
@@ -308,7 +284,8 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
       if (stopped) break;
       // Tenants woken meanwhile (or left over by a full claim) are claimed for at once; after a failure, at the next poll.
       if (!failed && woken.size > 0 && inflight.size < settings.concurrency) continue;
-      if (failed || claimed === 0 || inflight.size >= settings.concurrency) await sleep(failed ? settings.pollIntervalMs : untilDue());
+      // Until woken, or until the next look over every tenant (a whole interval after a failure).
+      if (claimed === 0 || inflight.size >= settings.concurrency) await sleep(failed ? settings.pollIntervalMs : Math.max(0, scanAt - Date.now()));
     }
   }
 
