@@ -36,7 +36,8 @@ export const allDistributed: readonly string[] = Object.values(distributedTables
 /**
  * Functions distributed by their tenant argument, colocated with `loads` (`create_distributed_function`, with
  * `force_delegation`: in a transaction block too): a bare `SELECT f(tenant, …)` on the coordinator runs as one
- * call on the node that holds the tenant's shards (docs/decisions/0054-one-call-on-the-tenants-node.md).
+ * call on the node that holds the tenant's shards (docs/decisions/0054-one-call-on-the-tenants-node.md), and a
+ * call sent straight to that node runs there itself (docs/decisions/0055-calls-straight-to-the-node.md).
  */
 export const distributedFunctions: Record<string, { signature: string; why: string }> = {
   tenant_statement: {
