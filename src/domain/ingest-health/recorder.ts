@@ -6,7 +6,10 @@
  * Guarantees:
  * - A flush is one SQL statement (data-modifying CTEs), so it lands whole or not at all: a flush
  *   that fails for a reason outside the data (database away, schema missing) keeps its batch in
- *   memory for the next one, and a retried batch is never counted twice.
+ *   memory for the next one, and a retried batch is never counted twice. On a Citus coordinator a
+ *   flush is one such statement per tenant, each a call on the tenant's node (rows of several tenants
+ *   in one statement are several shards' work: docs/explanation/scaling.md); each tenant's part lands
+ *   whole or stays in memory on its own.
  * - One bad event never blocks the others: text taken from a rejected body (permalink, field,
  *   message) is made storable when it is recorded (no NUL, no lone surrogate, within the column
  *   length), and should a row still be refused for its data (SQLSTATE class 22 or 23), the batch is
@@ -164,6 +167,13 @@ function batchOf(rows: readonly Row[]): Pending {
   return batch;
 }
 
+/** A batch's rows per tenant, each tenant's a batch of its own. */
+function byTenant(batch: Pending): Pending[] {
+  const rows = new Map<string, Row[]>();
+  for (const row of rowsOf(batch)) rows.set(row.value.tenantId, [...(rows.get(row.value.tenantId) ?? []), row]);
+  return [...rows.values()].map(batchOf);
+}
+
 /** Two disjoint parts of one batch, back together. */
 const merge = (a: Pending, b: Pending): Pending => batchOf([...rowsOf(a), ...rowsOf(b)]);
 
@@ -249,11 +259,14 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     }
   }
 
+  /** Writes a batch: of one tenant on Citus (its call on the tenant's node), of any tenants elsewhere. */
   async function write(batch: Pending) {
     const c = [...batch.counts.values()];
     const s = [...batch.lastReceived.values()];
     const r = [...batch.rejections.values()].flat();
-    await db.sql.query(writeStatement, [
+    const tenantId = c[0]?.tenantId ?? s[0]?.tenantId ?? r[0]?.tenantId;
+    const sql = tenantId !== undefined && (await db.citus()) ? db.tenantSql(tenantId) : db.sql;
+    await sql.query(writeStatement, [
       c.map((x) => x.tenantId),
       c.map((x) => x.bucket),
       c.map((x) => x.source),
@@ -337,13 +350,16 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     const batch = pending;
     pending = empty();
     if (isEmpty(batch)) return;
-    const failed = await writeIsolating(batch);
-    if (failed) {
-      restore(failed.left);
-      logger.warn({ err: failed.error }, 'ingest accounting flush failed; will retry');
-      return;
+    // On Citus each tenant's part is a statement of its own (see the header).
+    for (const part of (await db.citus()) ? byTenant(batch) : [batch]) {
+      const failed = await writeIsolating(part);
+      if (failed) {
+        restore(failed.left);
+        logger.warn({ err: failed.error }, 'ingest accounting flush failed; will retry');
+        continue;
+      }
+      await prune(part).catch((error) => logger.warn({ err: error }, 'ingest accounting pruning failed; will retry'));
     }
-    await prune(batch).catch((error) => logger.warn({ err: error }, 'ingest accounting pruning failed; will retry'));
   }
 
   let running: Promise<void> | null = null;

@@ -85,7 +85,7 @@ describe('on a Citus cluster', () => {
     },
   );
 
-  test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters', async ({ testApp, tenant, api }) => {
+  test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters', async ({ testApp, tenant, api, otherApi }) => {
     const { db } = testApp.database;
     const body = await bodyMaker(api, tenant);
     const before = await counters(db.sql);
@@ -112,8 +112,10 @@ describe('on a Citus cluster', () => {
       expect(res.status).toBe(200);
       expect((res.body as { errors?: unknown; data: { loads: { totalCount: number } } }).data.loads.totalCount).toBeGreaterThan(0);
     }
-    // A rejected record too, then the ingest accounting's flush and its prune of the tenant's counts and rejections.
+    // A rejected record too, another tenant's request, then the ingest accounting's flush of both tenants' counts
+    // (a statement per tenant) and its prune of their counts and rejections.
     expect((await api.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
+    expect((await otherApi.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
     await testApp.app.services.recorder.flush();
     const after = await counters(db.sql);
     const counted = { single: after.single - before.single, multi: after.multi - before.multi };
