@@ -9,7 +9,7 @@ import { describe, expect, test } from 'vitest';
 import { nodeUnreachable, onShards, tenantStatements, type Run } from '../../src/db/tenant-statement.js';
 import { nodePools } from '../../src/db/postgres.js';
 import { passStatement } from '../../src/domain/events/sequencer.js';
-import { pruneTenantStatement } from '../../src/domain/ingest-health/recorder.js';
+import { pruneTenantStatement, writeStatement } from '../../src/domain/ingest-health/recorder.js';
 import { allDistributed, referenceTables } from '../../src/db/distribution.js';
 import { buildDeleteStatement, buildEditStatement, buildUpsertStatement } from '../../src/db/record-statements.js';
 import { recordSpecs } from '../../src/domain/registry.js';
@@ -63,6 +63,7 @@ function carriedStatements(): [string, string][] {
     if (spec.kind === 'load') texts.push(['load edit', buildEditStatement(table, Object.values(spec.columns)).text]);
   }
   texts.push(["the tenant's pass", passStatement]);
+  texts.push(["the ingest accounting's flush of a tenant", writeStatement]);
   texts.push(["the ingest accounting's prune of a tenant", pruneTenantStatement]);
   return texts;
 }

@@ -198,16 +198,20 @@ export interface RecorderOptions {
 /** Rows of a flush whose tenant still exists (a deleted tenant must not block everyone's accounting). */
 const liveTenant = (alias: string) => `WHERE EXISTS (SELECT 1 FROM tenants t WHERE t.id = ${alias}.tenant_id)`;
 
-const writeStatement = `
+/**
+ * A flush's rows (the stored rows named by alias, not by table: on Citus a tenant's flush is carried to its
+ * node with every table renamed to the tenant's shard; exported for the carried statements' test).
+ */
+export const writeStatement = `
 WITH counts AS (
-  INSERT INTO ingest_counts (tenant_id, bucket_start, source, kind, outcome, dry_run, count)
+  INSERT INTO ingest_counts AS n (tenant_id, bucket_start, source, kind, outcome, dry_run, count)
   SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::int[])
     AS c(tenant_id, bucket_start, source, kind, outcome, dry_run, count) ${liveTenant('c')}
-  ON CONFLICT (tenant_id, bucket_start, source, kind, outcome, dry_run) DO UPDATE SET count = ingest_counts.count + EXCLUDED.count
+  ON CONFLICT (tenant_id, bucket_start, source, kind, outcome, dry_run) DO UPDATE SET count = n.count + EXCLUDED.count
 ), sources AS (
-  INSERT INTO ingest_sources (tenant_id, source, last_received_at)
+  INSERT INTO ingest_sources AS l (tenant_id, source, last_received_at)
   SELECT * FROM unnest($8::uuid[], $9::text[], $10::timestamptz[]) AS s(tenant_id, source, last_received_at) ${liveTenant('s')}
-  ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(ingest_sources.last_received_at, EXCLUDED.last_received_at)
+  ON CONFLICT (tenant_id, source) DO UPDATE SET last_received_at = GREATEST(l.last_received_at, EXCLUDED.last_received_at)
 ), rejections AS (
   INSERT INTO ingest_rejections (tenant_id, source, kind, code, field, message, permalink, received_at, details, body, body_truncated)
   SELECT * FROM unnest($11::uuid[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[],
