@@ -85,45 +85,98 @@ describe('on a Citus cluster', () => {
     },
   );
 
-  test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters', async ({ testApp, tenant, api, otherApi }) => {
-    const { db } = testApp.database;
-    const body = await bodyMaker(api, tenant);
-    const before = await counters(db.sql);
-    for (const kind of ['carrier', 'load', 'load_leg', 'stop', 'load_update'] as const) {
-      expect((await api.post(routes[kind], body(kind))).status).toBe(200);
-    }
-    const load = body('load');
-    expect((await api.post(routes.load, load)).status).toBe(200);
-    expect((await api.post(routes.load.replace(/upsert$/, 'delete'), { native_system_load_permalink: load.native_system_load_permalink })).status).toBeLessThan(
-      500,
-    );
-    await setStatusMapping(db, tenant.id, 'Booked', 'PLANNED');
-    expect((await api.graphql('{ loads(first: 10) { totalCount edges { node { permalink phase } } } }')).status).toBe(200);
-    // The board by activity (the compiled read's `WITH hits AS …` page) and its city and search filters.
-    const board = await api.graphql(
-      `{ loads(first: 10, orderBy: ACTIVITY_DESC, filter: { activitySince: "2000-01-01T00:00:00Z", city: "Chicago", search: "L" }) { totalCount edges { node { permalink lastActivityAt } } } }`,
-    );
-    expect(board.status).toBe(200);
-    expect((board.body as { errors?: unknown }).errors).toBeUndefined();
-    // changedSince, found through the activity (decision 0053), compiled and through the resolvers.
-    const changed = `{ loads(first: 10, filter: { changedSince: "2000-01-01T00:00:00Z" }) { totalCount edges { node { permalink changedAt } } } }`;
-    for (const path of [api, apiFor(await resolversApp(testApp), tenant.apiKey)]) {
-      const res = await path.graphql(changed);
-      expect(res.status).toBe(200);
-      expect((res.body as { errors?: unknown; data: { loads: { totalCount: number } } }).data.loads.totalCount).toBeGreaterThan(0);
-    }
-    // A rejected record too, another tenant's request, then the ingest accounting's flush of both tenants' counts
-    // (a statement per tenant) and its prune of their counts and rejections.
-    expect((await api.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
-    expect((await otherApi.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
-    await testApp.app.services.recorder.flush();
-    const after = await counters(db.sql);
-    const counted = { single: after.single - before.single, multi: after.multi - before.multi };
-    console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
-    // Every statement of the tenant's requests, of their numbering passes and of their accounting on the tenant's shard (docs/explanation/scaling.md).
-    expect(counted).toEqual({ single: expect.any(Number), multi: 0 });
-    expect(counted.single).toBeGreaterThan(0);
-  });
+  test.runIf(onCitus())(
+    'Citus mode only (TEST_CITUS=1): the pass runs as its copy over the tenant’s shards on their node, made anew for the new shards of a tenant isolated',
+    async ({ testApp, tenant, api }) => {
+      const { db } = testApp.database;
+      const body = await bodyMaker(api, tenant);
+      /** The copy the tenant's pass calls now (migration `pass_over_the_shards`), its text as its node has it. */
+      const copy = async () => {
+        const [{ name }] = (await db.sql.query<{ name: string }>(
+          `SELECT format('load_events_sequence_%s_%s', get_shard_id_for_distribution_column('loads', $1::uuid), left(md5(load_events_sequence_template()), 8)) AS name`,
+          [tenant.id],
+        )) as [{ name: string }];
+        const [row] = await db
+          .tenantSql(tenant.id)
+          .query<{ text: string | null }>('SELECT pg_get_functiondef(to_regprocedure($1::text)) AS text', [`${name}(uuid,jsonb)`]);
+        return { name, text: row?.text ?? null };
+      };
+      /** The tenant's events' numbers (null: not numbered). */
+      const seqs = async () =>
+        (await db.sql.query<{ seq: string | null }>('SELECT seq::text FROM load_events WHERE tenant_id = $1 ORDER BY id', [tenant.id])).map(
+          (row) => row.seq && Number(row.seq),
+        );
+      expect((await api.post(routes.load, body('load'))).status).toBe(200);
+      await testApp.app.services.sequencer.idle();
+      const before = await copy();
+      // The tables it names are the tenant's shards (`load_events_102…`), none of the distributed tables.
+      expect(before.text).toMatch(/\bload_events_\d+\b/);
+      expect(before.text).not.toMatch(/"load_events"|"payload_history"|"load_event_cursors"/);
+      const numbered = await seqs();
+      expect(numbered.length).toBeGreaterThan(0);
+
+      // A shard of its own for the tenant (docs/guides/citus.md): new shards, so a new copy; the numbering goes on.
+      await db.sql.query(`SELECT isolate_tenant_to_new_shard('loads', $1::uuid, 'CASCADE', shard_transfer_mode => 'block_writes')`, [tenant.id]);
+      expect((await api.post(routes.load, body('load'))).status).toBe(200);
+      await testApp.app.services.sequencer.idle();
+      const after = await copy();
+      expect(after.name).not.toBe(before.name);
+      expect(after.text).toMatch(/\bload_events_\d+\b/);
+      const all = await seqs();
+      expect(all.length).toBeGreaterThan(numbered.length);
+      // Every event numbered, in order, without a gap or a repeat across the split.
+      expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
+    },
+  );
+
+  test.runIf(onCitus())(
+    'Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters',
+    async ({ testApp, tenant, api, otherTenant, otherApi }) => {
+      const { db } = testApp.database;
+      const body = await bodyMaker(api, tenant);
+      const before = await counters(db.sql);
+      for (const kind of ['carrier', 'load', 'load_leg', 'stop', 'load_update'] as const) {
+        expect((await api.post(routes[kind], body(kind))).status).toBe(200);
+      }
+      const load = body('load');
+      expect((await api.post(routes.load, load)).status).toBe(200);
+      expect(
+        (await api.post(routes.load.replace(/upsert$/, 'delete'), { native_system_load_permalink: load.native_system_load_permalink })).status,
+      ).toBeLessThan(500);
+      await setStatusMapping(db, tenant.id, 'Booked', 'PLANNED');
+      expect((await api.graphql('{ loads(first: 10) { totalCount edges { node { permalink phase } } } }')).status).toBe(200);
+      // The board by activity (the compiled read's `WITH hits AS …` page) and its city and search filters.
+      const board = await api.graphql(
+        `{ loads(first: 10, orderBy: ACTIVITY_DESC, filter: { activitySince: "2000-01-01T00:00:00Z", city: "Chicago", search: "L" }) { totalCount edges { node { permalink lastActivityAt } } } }`,
+      );
+      expect(board.status).toBe(200);
+      expect((board.body as { errors?: unknown }).errors).toBeUndefined();
+      // changedSince, found through the activity (decision 0053), compiled and through the resolvers.
+      const changed = `{ loads(first: 10, filter: { changedSince: "2000-01-01T00:00:00Z" }) { totalCount edges { node { permalink changedAt } } } }`;
+      for (const path of [api, apiFor(await resolversApp(testApp), tenant.apiKey)]) {
+        const res = await path.graphql(changed);
+        expect(res.status).toBe(200);
+        expect((res.body as { errors?: unknown; data: { loads: { totalCount: number } } }).data.loads.totalCount).toBeGreaterThan(0);
+      }
+      // A rejected record too, another tenant's request, then the ingest accounting's flush of both tenants' counts
+      // (a statement per tenant) and its prune of their counts and rejections.
+      expect((await api.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
+      expect((await otherApi.post(routes.load, { ...load, native_system_load_permalink: 'not-this-tenants' })).status).toBe(400);
+      await testApp.app.services.recorder.flush();
+      const after = await counters(db.sql);
+      // The flush landed: each tenant's rejected load is counted.
+      const rejected = await db.sql.query<{ tenant_id: string }>(
+        `SELECT tenant_id::text FROM ingest_counts WHERE tenant_id = ANY($1::uuid[]) AND kind = 'load' AND outcome = 'rejected' ORDER BY 1`,
+        [[tenant.id, otherTenant.id]],
+      );
+      expect(rejected.map((row) => row.tenant_id)).toEqual([tenant.id, otherTenant.id].sort());
+      const counted = { single: after.single - before.single, multi: after.multi - before.multi };
+      console.log(`citus_stat_counters over a tenant's traffic: ${JSON.stringify(counted)}`);
+      // Every statement of the tenant's requests, of their numbering passes and of their accounting on the tenant's shard (docs/explanation/scaling.md).
+      expect(counted).toEqual({ single: expect.any(Number), multi: 0 });
+      expect(counted.single).toBeGreaterThan(0);
+    },
+  );
 
   test.runIf(onCitus())(
     'Citus mode only (TEST_CITUS=1): reads through the resolvers of to-one relations (a stop’s leg, a leg’s load and carrier, lastActivityAt) are one shard’s each',
