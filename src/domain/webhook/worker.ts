@@ -75,7 +75,8 @@ export const dueTenantsSql = `SELECT d.tenant_id FROM webhook_deliveries d
   WHERE d.state = 'PENDING' AND d.next_attempt_at <= $1::timestamptz AND (d.lease_until IS NULL OR d.lease_until <= $1::timestamptz)
   GROUP BY d.tenant_id ORDER BY min(d.next_attempt_at)`;
 
-// $1 now, $2 limit, $3 lease until, $4 lease token, $5 tenant.
+// $1 now, $2 limit, $3 lease until, $4 lease token, $5 tenant. One tenant's rows, its tables named after
+// FROM and JOIN: on Citus a call on the tenant's node, as a write is (the claim and each attempt's record).
 export const claimSql = `WITH due AS (
   SELECT d.id FROM webhook_deliveries d
   JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id AND e.enabled
@@ -86,18 +87,18 @@ export const claimSql = `WITH due AS (
       WHERE p.tenant_id = d.tenant_id AND p.endpoint_id = d.endpoint_id AND p.state = 'PENDING'
         AND p.load_permalink = d.load_permalink AND p.event_seq < d.event_seq)
   ORDER BY d.next_attempt_at, d.event_seq
-  LIMIT $2
+  LIMIT $2::int
   FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE webhook_deliveries w SET lease_until = $3::timestamptz, lease_token = $4::uuid
-FROM due, webhook_endpoints e, tenants t
-WHERE w.tenant_id = $5::uuid AND w.id = due.id AND e.tenant_id = w.tenant_id AND e.id = w.endpoint_id AND t.id = w.tenant_id
+FROM due JOIN webhook_endpoints e ON e.tenant_id = $5::uuid JOIN tenants t ON t.id = $5::uuid
+WHERE w.tenant_id = $5::uuid AND w.id = due.id AND e.id = w.endpoint_id
 RETURNING w.id, w.tenant_id, w.lease_token, t.slug AS tenant_slug, w.endpoint_id, w.message_id, w.body, w.attempt_count,
   e.url, e.secret, e.previous_secret, e.previous_secret_expires_at`;
 
 // $1 delivery, $2 lease token, $3 attempted at, $4 http status, $5 error, $6 duration ms, $7 new state,
 // $8 next attempt at, $9 succeeded?, $10 endpoint, $11 failing since at most this → disable, $12 tenant.
-const recordSql = `WITH attempt AS (
+export const recordSql = `WITH attempt AS (
   INSERT INTO webhook_attempts (id, tenant_id, delivery_id, attempted_at, http_status, error, duration_ms)
   SELECT gen_random_uuid(), d.tenant_id, d.id, $3::timestamptz, $4::int, $5::text, $6::int FROM webhook_deliveries d
   WHERE d.tenant_id = $12::uuid AND d.id = $1::uuid
@@ -184,7 +185,10 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
         break;
       }
       const wanted = limit - claimed.length;
-      const rows = await db.sql.query<Claimed>(claimSql, [now, wanted, leaseUntil, randomUUID(), tenantId]);
+      const rows = (await db.tenantSql(tenantId).query<Claimed>(claimSql, [now, wanted, leaseUntil, randomUUID(), tenantId])).map(
+        // Carried to a Citus node the row comes back as JSON, its time as text.
+        (row) => ({ ...row, previous_secret_expires_at: row.previous_secret_expires_at && new Date(row.previous_secret_expires_at) }),
+      );
       if (rows.length === wanted) woken.add(tenantId);
       claimed.push(...rows);
     }
@@ -197,7 +201,7 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     const now = clock.now();
     const next = state === 'PENDING' ? new Date(now.getTime() + retryScheduleMs[attempts]!) : now;
     const disableBefore = new Date(attemptedAt.getTime() - disableAfterFailingMs);
-    const [outcome] = await db.sql.query<{ recorded: number; disabled_now: boolean }>(recordSql, [
+    const [outcome] = await db.tenantSql(row.tenant_id).query<{ recorded: number; disabled_now: boolean }>(recordSql, [
       row.id,
       row.lease_token,
       attemptedAt,
@@ -294,7 +298,6 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     start() {
       if (!stopped) return;
       stopped = false;
-      loop = run();
       // Without a listener (it failed to start) polling still delivers, a little later.
       unlisten = db
         .listen(
@@ -310,6 +313,9 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
           log.warn({ err: error }, 'webhook worker could not LISTEN; polling only');
           return null;
         });
+      // The first look over every tenant once listening: a delivery queued before it is found by that look, one
+      // queued after it is heard of (started together, a pass between the look and the LISTEN waited for the next poll).
+      loop = unlisten.then(() => run());
     },
     /** Looks for due deliveries now instead of at the next poll (after a change event). */
     wake,

@@ -8,7 +8,8 @@ import { type apiFor, secondInstance as anotherInstance, type TestApp } from '..
 import { loadBody, loadUpdateBody, routes, seed } from '../../factories/records.js';
 import { createEndpoint, describe, expect, test, webhookEnv } from './setup.js';
 import type { WebhookReceiver } from '../../helpers/webhook-receiver.js';
-import { claimSql, dueTenantsSql } from '../../../src/domain/webhook/worker.js';
+import { claimSql, createWebhookWorker, dueTenantsSql } from '../../../src/domain/webhook/worker.js';
+import type { Database } from '../../../src/db/database.js';
 
 /** A second instance with the webhook settings of this file's app. */
 const secondInstance = (testApp: TestApp, env: Record<string, string> = {}) => anotherInstance(testApp, { ...webhookEnv, ...env });
@@ -79,6 +80,29 @@ describe('two instances sharing delivery', { timeout: 300_000 }, () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  test('a delivery queued while the worker was starting to listen is sent at once, not at its next poll', async ({ testApp, api, tenant, receiver }) => {
+    await createEndpoint(api, receiver.url, ['load.created']);
+    const { db, clock, logger, config } = testApp.app.services;
+    // The worker's LISTEN is held until the delivery is queued and its notification sent (heard by no one).
+    let open!: () => void;
+    const listening = new Promise<void>((resolve) => (open = resolve));
+    const held: Database = { ...db, listen: async (...args) => listening.then(() => db.listen(...args)) };
+    const settings = { ...config.webhooks, pollIntervalMs: 60_000, retentionMs: config.events.retentionMs };
+    const worker = createWebhookWorker({ db: held, clock, logger, settings });
+    worker.start();
+    try {
+      const load = await seed(api, routes.load, loadBody(tenant));
+      await testApp.app.services.sequencer.idle();
+      open();
+      // Its first look over every tenant comes once it listens: long before the next poll, a minute on.
+      await vi.waitFor(() => expect(receiver.received).toHaveLength(1), { timeout: 30_000, interval: 20 });
+      expect(receiver.received[0]!.json.data.load.permalink).toBe(load.native_system_load_permalink);
+    } finally {
+      open();
+      await worker.stop();
     }
   });
 
