@@ -10,6 +10,8 @@ import { nodeUnreachable, onShards, tenantStatements, type Run } from '../../src
 import { nodePools } from '../../src/db/postgres.js';
 import { passStatement } from '../../src/domain/events/sequencer.js';
 import { pruneTenantStatement, writeStatement } from '../../src/domain/ingest-health/recorder.js';
+import { claimSql, recordSql } from '../../src/domain/webhook/worker.js';
+import { recordStatesSql } from '../../src/domain/events/ingest-health-states.js';
 import { allDistributed, referenceTables } from '../../src/db/distribution.js';
 import { buildDeleteStatement, buildEditStatement, buildUpsertStatement } from '../../src/db/record-statements.js';
 import { recordSpecs } from '../../src/domain/registry.js';
@@ -65,6 +67,9 @@ function carriedStatements(): [string, string][] {
   texts.push(["the tenant's pass", passStatement]);
   texts.push(["the ingest accounting's flush of a tenant", writeStatement]);
   texts.push(["the ingest accounting's prune of a tenant", pruneTenantStatement]);
+  texts.push(["the webhook worker's claim of a tenant's deliveries", claimSql]);
+  texts.push(["the webhook worker's record of an attempt", recordSql]);
+  texts.push(["a tenant's ingest health states and their events", recordStatesSql]);
   return texts;
 }
 
@@ -93,6 +98,11 @@ describe.each(carriedStatements())('%s', (_name, text) => {
 
   test('reads every parameter from the array', () => {
     expect(carried.match(/\$\d+(?!\[)/g) ?? []).toEqual([]);
+  });
+
+  // Carried, every parameter is text: a use without a cast (`LIMIT $2`) is refused on the node.
+  test('casts every parameter where it uses it', () => {
+    expect(text.replace(/'(?:[^']|'')*'/g, "''").match(/\$\d+(?![\d]|::)/g) ?? []).toEqual([]);
   });
 });
 

@@ -44,7 +44,7 @@ export async function recordIngestHealthStates({ db, now, degradedRejectionRate 
   let changed = 0;
   for (const tenantId of new Set(states.map((s) => s.tenantId))) {
     const mine = states.filter((s) => s.tenantId === tenantId);
-    const rows = await db.sql.query<{ changed: number }>(recordStatesSql, [tenantId, mine.map((s) => s.source), mine.map((s) => s.state), now]);
+    const rows = await db.tenantSql(tenantId).query<{ changed: number }>(recordStatesSql, [tenantId, mine.map((s) => s.source), mine.map((s) => s.state), now]);
     changed += rows[0]?.changed ?? 0;
   }
   return changed;
@@ -56,8 +56,10 @@ export async function recordIngestHealthStates({ db, now, degradedRejectionRate 
  * differs is written, and its `ingest_health.state_changed` event recorded. The insert reads its rows from
  * `input`, which joins the locked states, so they are read before the insert changes them (a row this
  * statement has already updated is invisible to its own `FOR UPDATE`, which would then read no state).
+ * One tenant's rows, every default named (the event's id): on Citus a call on the tenant's node over its
+ * shards, which have no defaults, as a write is.
  */
-const recordStatesSql = `WITH before AS (
+export const recordStatesSql = `WITH before AS (
     SELECT s.source, s.state FROM ingest_health_states s WHERE s.tenant_id = $1::uuid AND s.source = ANY ($2::text[]) ORDER BY s.source FOR UPDATE
   ),
   input AS (
@@ -73,8 +75,8 @@ const recordStatesSql = `WITH before AS (
     RETURNING s.tenant_id, s.source, s.state, s.changed_at
   ),
   events AS (
-    INSERT INTO load_events (tenant_id, seq, type, load_permalink, data, occurred_at)
-    SELECT w.tenant_id, NULL, 'ingest_health.state_changed', NULL,
+    INSERT INTO load_events (id, tenant_id, seq, type, load_permalink, data, occurred_at)
+    SELECT nextval('load_events_id_seq'), w.tenant_id, NULL, 'ingest_health.state_changed', NULL,
       jsonb_build_object('source', upper(w.source), 'from', i.from_state, 'to', w.state, 'changedAt', load_event_time(w.changed_at)),
       w.changed_at
     FROM written w JOIN input i ON i.source = w.source
