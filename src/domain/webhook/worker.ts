@@ -201,20 +201,22 @@ export function createWebhookWorker({ db, clock, logger, settings, metrics, numb
     const now = clock.now();
     const next = state === 'PENDING' ? new Date(now.getTime() + retryScheduleMs[attempts]!) : now;
     const disableBefore = new Date(attemptedAt.getTime() - disableAfterFailingMs);
-    const [outcome] = await db.tenantSql(row.tenant_id).query<{ recorded: number; disabled_now: boolean }>(recordSql, [
-      row.id,
-      row.lease_token,
-      attemptedAt,
-      result.httpStatus,
-      result.error?.slice(0, 1000) ?? null,
-      Math.round(durationMs),
-      state,
-      next,
-      result.ok,
-      row.endpoint_id,
-      disableBefore,
-      row.tenant_id,
-    ]);
+    const [outcome] = await db
+      .tenantSql(row.tenant_id)
+      .query<{ recorded: number; disabled_now: boolean }>(recordSql, [
+        row.id,
+        row.lease_token,
+        attemptedAt,
+        result.httpStatus,
+        result.error?.slice(0, 1000) ?? null,
+        Math.round(durationMs),
+        state,
+        next,
+        result.ok,
+        row.endpoint_id,
+        disableBefore,
+        row.tenant_id,
+      ]);
     metrics?.attempt(row.tenant_slug, result.ok ? 'success' : 'failure');
     if (state !== 'PENDING' && outcome?.recorded) metrics?.delivery(row.tenant_slug, state === 'SUCCEEDED' ? 'succeeded' : 'failed');
     const context = { tenant: row.tenant_slug, endpoint: row.endpoint_id, webhookId: row.message_id, attempt: attempts };
