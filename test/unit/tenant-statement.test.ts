@@ -12,6 +12,7 @@ import { passStatement } from '../../src/domain/events/sequencer.js';
 import { pruneTenantStatement, writeStatement } from '../../src/domain/ingest-health/recorder.js';
 import { claimSql, recordSql } from '../../src/domain/webhook/worker.js';
 import { recordStatesSql } from '../../src/domain/events/ingest-health-states.js';
+import { removeMappingSql, rephasing, upsertMappingSql } from '../../src/domain/status-mapping/service.js';
 import { allDistributed, referenceTables } from '../../src/db/distribution.js';
 import { buildDeleteStatement, buildEditStatement, buildUpsertStatement } from '../../src/db/record-statements.js';
 import { recordSpecs } from '../../src/domain/registry.js';
@@ -70,6 +71,8 @@ function carriedStatements(): [string, string][] {
   texts.push(["the webhook worker's claim of a tenant's deliveries", claimSql]);
   texts.push(["the webhook worker's record of an attempt", recordSql]);
   texts.push(["a tenant's ingest health states and their events", recordStatesSql]);
+  texts.push(['a status mapping set', upsertMappingSql], ['a status mapping removed', removeMappingSql]);
+  for (const statement of rephasing) texts.push([statement.name, statement.text]);
   return texts;
 }
 

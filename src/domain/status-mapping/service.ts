@@ -4,7 +4,7 @@
  * re-phasing statement (db/record-statements.ts) records each phase change and its event.
  */
 import { AppError } from '../../errors.js';
-import type { Database } from '../../db/database.js';
+import type { Database, Sql } from '../../db/database.js';
 import type { Phase } from '../../db/generated/prisma/enums.js';
 import type { StatusMapping } from '../../db/generated/prisma/client.js';
 import { Phase as Phases } from '../../db/generated/prisma/enums.js';
@@ -36,11 +36,11 @@ export async function listStatusMappings(db: Database, tenantId: string) {
 }
 
 /** The re-phasing statement of each phased kind (a load's records its phase change and its events). */
-const rephasing = recordSpecs.filter((spec) => spec.phase).map((spec) => buildRephaseStatement(recordTableOf(spec)));
+export const rephasing = recordSpecs.filter((spec) => spec.phase).map((spec) => buildRephaseStatement(recordTableOf(spec)));
 
 /** Re-phases every record of a phased kind (loads, load updates) of the tenant whose status has the given key. */
-async function rephase(tx: Pick<Database['prisma'], '$queryRawUnsafe'>, tenantId: string, key: string, phase: Phase, now: Date) {
-  for (const statement of rephasing) await tx.$queryRawUnsafe(statement.text, ...statement.params(tenantId, key, phase, now));
+async function rephase(sql: Sql, tenantId: string, key: string, phase: Phase, now: Date) {
+  for (const statement of rephasing) await sql.query(statement.text, statement.params(tenantId, key, phase, now));
 }
 
 /** Maps a TMS status to a phase (creating or replacing the mapping) and re-phases stored records. */
@@ -49,10 +49,19 @@ export async function setStatusMapping(db: Database, tenantId: string, status: s
   if (!phases.includes(phase)) {
     throw new AppError('validation_failed', `Unknown phase ${phase}.`, [{ field: 'phase', issue: `must be one of ${phases.join(', ')}` }]);
   }
-  return db.prisma.$transaction(async (tx) => {
-    const [row] = await tx.$queryRawUnsafe<Omit<StatusMapping, 'phase'>[]>(upsertMappingSql, tenantId, status.trim(), key, phase, now);
-    await rephase(tx, tenantId, key, phase, now);
-    return { ...row!, phase } satisfies StatusMapping;
+  // One transaction, each statement one call on the tenant's node on Citus (through the transaction's connection).
+  return db.transaction(async (tx) => {
+    const sql = db.tenantSql(tenantId, tx);
+    const [row] = await sql.query<Omit<StatusMapping, 'phase' | 'updatedAt'> & { updatedAt: Date | string }>(upsertMappingSql, [
+      tenantId,
+      status.trim(),
+      key,
+      phase,
+      now,
+    ]);
+    await rephase(sql, tenantId, key, phase, now);
+    // Carried to a Citus node the row comes back as JSON, its time as text.
+    return { ...row!, updatedAt: new Date(row!.updatedAt), phase } satisfies StatusMapping;
   });
 }
 
@@ -61,7 +70,7 @@ export async function setStatusMapping(db: Database, tenantId: string, status: s
  * it): a Citus coordinator refuses an enum's output function (not IMMUTABLE) in a RETURNING clause, which
  * Prisma's upsert writes (`"phase"::text`).
  */
-const upsertMappingSql = `INSERT INTO status_mappings AS m (id, tenant_id, status, status_key, phase, updated_at)
+export const upsertMappingSql = `INSERT INTO status_mappings AS m (id, tenant_id, status, status_key, phase, updated_at)
   VALUES (gen_random_uuid(), $1::uuid, $2::text, $3::text, $4::"Phase", $5::timestamptz)
   ON CONFLICT (tenant_id, status_key) DO UPDATE SET status = EXCLUDED.status, phase = EXCLUDED.phase, updated_at = EXCLUDED.updated_at
   RETURNING m.id, m.tenant_id AS "tenantId", m.status, m.status_key AS "statusKey", m.updated_at AS "updatedAt"`;
@@ -69,9 +78,13 @@ const upsertMappingSql = `INSERT INTO status_mappings AS m (id, tenant_id, statu
 /** Removes a mapping; loads with that status become UNMAPPED. Returns false when there was none. */
 export async function removeStatusMapping(db: Database, tenantId: string, status: string, now = new Date()): Promise<boolean> {
   const key = requireStatus(status);
-  return db.prisma.$transaction(async (tx) => {
-    const { count } = await tx.statusMapping.deleteMany({ where: { tenantId, statusKey: key } });
-    if (count) await rephase(tx, tenantId, key, 'UNMAPPED', now);
-    return count > 0;
+  return db.transaction(async (tx) => {
+    const sql = db.tenantSql(tenantId, tx);
+    const removed = (await sql.query(removeMappingSql, [tenantId, key])).length > 0;
+    if (removed) await rephase(sql, tenantId, key, 'UNMAPPED', now);
+    return removed;
   });
 }
+
+/** $1 tenant, $2 status key. */
+export const removeMappingSql = `DELETE FROM status_mappings WHERE tenant_id = $1::uuid AND status_key = $2::text RETURNING id`;

@@ -11,7 +11,7 @@ import { tenantStatements } from '../../../src/db/tenant-statement.js';
 import { buildUpsertStatement } from '../../../src/db/record-statements.js';
 import { recordTableOf } from '../../../src/domain/ingestion/record-tables.js';
 import { recordSpecOf } from '../../../src/domain/registry.js';
-import { setStatusMapping } from '../../../src/domain/status-mapping/service.js';
+import { rephasing, setStatusMapping } from '../../../src/domain/status-mapping/service.js';
 import { onCitus } from '../../setup/database.js';
 import { apiFor, resolversApp } from '../../helpers/app.js';
 import type { Sql } from '../../../src/db/database.js';
@@ -126,6 +126,23 @@ describe('on a Citus cluster', () => {
       expect(all.length).toBeGreaterThan(numbered.length);
       // Every event numbered, in order, without a gap or a repeat across the split.
       expect(all).toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
+    },
+  );
+
+  test.runIf(onCitus())(
+    'Citus mode only (TEST_CITUS=1): a status mapping and its re-phasing are one call each on the tenant’s node',
+    async ({ testApp, tenant, api }) => {
+      const { db } = testApp.database;
+      const body = await bodyMaker(api, tenant);
+      expect((await api.post(routes.load, { ...body('load'), status: 'Booked' })).status).toBe(200);
+      await testApp.app.services.sequencer.idle();
+      const before = await counters(db.sql);
+      await setStatusMapping(db, tenant.id, 'Booked', 'COVERED');
+      const after = await counters(db.sql);
+      // The mapping's upsert and each phased kind's re-phasing: one execution each (their subplans were several).
+      expect({ single: after.single - before.single, multi: after.multi - before.multi }).toEqual({ single: 1 + rephasing.length, multi: 0 });
+      const [load] = await db.sql.query<{ phase: string }>(`SELECT phase::text FROM loads WHERE tenant_id = $1 AND status = 'Booked'`, [tenant.id]);
+      expect(load?.phase).toBe('COVERED');
     },
   );
 
