@@ -37,8 +37,8 @@ export interface Database {
   listen(channel: string, onNotify: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   /**
    * The runner of statements that read and write only `tenantId`'s rows, over `on` (default: `sql`; or a
-   * transaction's runner): on a Citus coordinator each statement runs as one call on the node that holds the
-   * tenant's shards (src/db/tenant-statement.ts); on any other database, `on` itself.
+   * transaction's or a rehearsal's runner): on a Citus coordinator each statement runs as one call on the node
+   * that holds the tenant's shards (src/db/tenant-statement.ts); on any other database, `on` itself.
    */
   tenantSql(tenantId: string, on?: Sql): Sql;
   /** Whether the database is a Citus coordinator (asked at the first call, then kept). */

@@ -284,7 +284,12 @@ export async function openPostgres(url: string, max: number, onPoolError: (error
         (await client.query<Record<string, unknown>>({ text, values: params as unknown[], name })).rows;
       try {
         await client.query('BEGIN');
-        return await work(savepointed(run, statements.observe));
+        const rehearsal = savepointed(run, statements.observe);
+        // Its tenant statements are carried on Citus as a write's are (`tenantSql(tenant, rehearsal)`), each call
+        // under its savepoint too; the rollback at the end undoes them on every node.
+        const unobserved = savepointed(run, (_text, execute) => execute());
+        rawOf.set(rehearsal, (text, params, name) => unobserved.query(text, params, name));
+        return await work(rehearsal);
       } finally {
         // A connection that cannot roll back is dropped from the pool, not reused.
         await client.query('ROLLBACK').then(

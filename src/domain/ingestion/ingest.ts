@@ -291,8 +291,8 @@ export function createIngestion({ spec, action, body }: IngestTarget) {
     const { lock } = chosen;
     const execute = async (over: Sql) => {
       // Every statement of a write reads and writes its tenant's rows only: on Citus, one call on the tenant's
-      // node (db/tenant-statement.ts). A dry run's statements stay apart, each under its savepoint.
-      const on = w.scope.dryRun ? over : w.scope.db.tenantSql(w.scope.tenant.id, over);
+      // node (db/tenant-statement.ts); a dry run's too, each call under its savepoint, rolled back with the rehearsal.
+      const on = w.scope.db.tenantSql(w.scope.tenant.id, over);
       if (lock) await on.query(lock.text, lock.params(input), lock.name);
       return on.query<Record<string, unknown>>(chosen.text, params, chosen.name);
     };

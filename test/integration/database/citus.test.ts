@@ -146,6 +146,24 @@ describe('on a Citus cluster', () => {
     },
   );
 
+  test.runIf(onCitus())('Citus mode only (TEST_CITUS=1): a dry run is one call on the tenant’s node, rolled back there', async ({ testApp, tenant, api }) => {
+    const { db } = testApp.database;
+    const body = await bodyMaker(api, tenant);
+    const load = body('load');
+    const before = await counters(db.sql);
+    const sent: string[] = [];
+    const stopCounting = db.onStatement((sql) => sent.push(sql));
+    expect((await api.post(`${routes.load}?dry_run=true`, load)).status).toBe(200);
+    stopCounting();
+    const after = await counters(db.sql);
+    // One execution per statement the request sent (its key's lookup, the load's upsert carried under its
+    // savepoint); as planned statements, the upsert's subplans were nine.
+    expect(sent.some((sql) => sql.includes('INSERT INTO "loads"'))).toBe(true);
+    expect({ single: after.single - before.single, multi: after.multi - before.multi }).toEqual({ single: sent.length, multi: 0 });
+    const stored = await db.sql.query('SELECT 1 FROM loads WHERE tenant_id = $1 AND permalink = $2', [tenant.id, load.native_system_load_permalink]);
+    expect(stored).toEqual([]);
+  });
+
   test.runIf(onCitus())(
     'Citus mode only (TEST_CITUS=1): a tenant’s traffic, counted in citus_stat_counters',
     async ({ testApp, tenant, api, otherTenant, otherApi }) => {
