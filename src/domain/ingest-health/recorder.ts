@@ -25,7 +25,7 @@
  *   dropped from both (nothing reads them).
  */
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/database.js';
+import type { Database, Sql } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { isDatabaseUnavailable } from '../../errors.js';
 import type { IngestEvent, IngestRecorder } from './report.js';
@@ -167,11 +167,11 @@ function batchOf(rows: readonly Row[]): Pending {
   return batch;
 }
 
-/** A batch's rows per tenant, each tenant's a batch of its own. */
-function byTenant(batch: Pending): Pending[] {
+/** A batch's rows per tenant: each tenant with its rows as a batch of their own. */
+function byTenant(batch: Pending): [string, Pending][] {
   const rows = new Map<string, Row[]>();
   for (const row of rowsOf(batch)) rows.set(row.value.tenantId, [...(rows.get(row.value.tenantId) ?? []), row]);
-  return [...rows.values()].map(batchOf);
+  return [...rows].map(([tenantId, own]) => [tenantId, batchOf(own)]);
 }
 
 /** Two disjoint parts of one batch, back together. */
@@ -263,13 +263,11 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     }
   }
 
-  /** Writes a batch: of one tenant on Citus (its call on the tenant's node), of any tenants elsewhere. */
-  async function write(batch: Pending) {
+  /** Writes a batch over `sql`: a tenant's call on its node on Citus (the batch that tenant's), `db.sql` elsewhere. */
+  async function write(batch: Pending, sql: Sql) {
     const c = [...batch.counts.values()];
     const s = [...batch.lastReceived.values()];
     const r = [...batch.rejections.values()].flat();
-    const tenantId = c[0]?.tenantId ?? s[0]?.tenantId ?? r[0]?.tenantId;
-    const sql = tenantId !== undefined && (await db.citus()) ? db.tenantSql(tenantId) : db.sql;
     await sql.query(writeStatement, [
       c.map((x) => x.tenantId),
       c.map((x) => x.bucket),
@@ -332,9 +330,9 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
    * single rows, which are then dropped), so only the offending rows are lost. Returns what could not
    * be written for another reason (kept for the next flush), or null when everything was handled.
    */
-  async function writeIsolating(batch: Pending): Promise<{ left: Pending; error: unknown } | null> {
+  async function writeIsolating(batch: Pending, sql: Sql): Promise<{ left: Pending; error: unknown } | null> {
     try {
-      await write(batch);
+      await write(batch, sql);
       return null;
     } catch (error) {
       if (isDatabaseUnavailable(error) || !isDataError(error)) return { left: batch, error };
@@ -344,9 +342,9 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
         return null;
       }
       const half = Math.ceil(rows.length / 2);
-      const first = await writeIsolating(batchOf(rows.slice(0, half)));
+      const first = await writeIsolating(batchOf(rows.slice(0, half)), sql);
       if (first) return { left: merge(first.left, batchOf(rows.slice(half))), error: first.error };
-      return writeIsolating(batchOf(rows.slice(half)));
+      return writeIsolating(batchOf(rows.slice(half)), sql);
     }
   }
 
@@ -354,9 +352,10 @@ export function createIngestRecorder({ db, clock, logger, flushIntervalMs }: Rec
     const batch = pending;
     pending = empty();
     if (isEmpty(batch)) return;
-    // On Citus each tenant's part is a statement of its own (see the header).
-    for (const part of (await db.citus()) ? byTenant(batch) : [batch]) {
-      const failed = await writeIsolating(part);
+    // On Citus each tenant's part is a statement of its own, a call on the tenant's node (see the header).
+    const parts = (await db.citus()) ? byTenant(batch).map(([tenantId, part]) => ({ part, sql: db.tenantSql(tenantId) })) : [{ part: batch, sql: db.sql }];
+    for (const { part, sql } of parts) {
+      const failed = await writeIsolating(part, sql);
       if (failed) {
         restore(failed.left);
         logger.warn({ err: failed.error }, 'ingest accounting flush failed; will retry');
