@@ -14,7 +14,8 @@
  *
  * The statement's parameters go as one `text[]` (`$4` of the call; `$n` in the statement becomes `($1[n])`):
  * each is cast where the statement uses it, as every statement built by src/db/record-statements.ts does.
- * Its rows come back as jsonb objects: the statements' results are booleans, numbers and text.
+ * Its rows come back as jsonb objects: booleans, numbers and text; a time comes back as its ISO text, which a
+ * caller that reads one turns into a `Date` (the webhook claim's, a status mapping's).
  */
 import { createRequire } from 'node:module';
 import type { Sql } from './interface.js';
